@@ -1,0 +1,30 @@
+"""A strict reference reader and writer for the safetensors format."""
+
+from stspec._dtypes import DTYPES, DType
+from stspec._errors import SafetensorsError
+from stspec._reader import SafetensorsFile, TensorInfo, read, validate
+from stspec._rules import MAX_HEADER_SIZE, RULES, RULES_BY_ID, Rule, verdict_of
+from stspec._writer import Tensor, serialize, write
+
+__all__ = [
+    "DTYPES",
+    "MAX_HEADER_SIZE",
+    "RULES",
+    "RULES_BY_ID",
+    "DType",
+    "Rule",
+    "SafetensorsError",
+    "SafetensorsFile",
+    "Tensor",
+    "TensorInfo",
+    "read",
+    "serialize",
+    "validate",
+    "verdict_of",
+    "write",
+]
+__version__ = "0.1.0"
+
+
+def __dir__() -> list[str]:
+    return [*__all__, "__version__"]

@@ -1,0 +1,62 @@
+"""The one exception type: a rule id, a byte offset and what was expected."""
+
+from __future__ import annotations
+
+import json
+
+from stspec._rules import RULES_BY_ID
+
+PathPart = str | int
+HeaderPath = tuple[PathPart, ...]
+
+
+def json_path(path: HeaderPath) -> str:
+    """Render a header location with brackets only (tensor names contain dots)."""
+    parts = [f"[{json.dumps(part, ensure_ascii=False)}]" for part in path]
+    return "$" + "".join(parts)
+
+
+class SafetensorsError(ValueError):
+    """A file (or a write request) breaks a rule of the spec.
+
+    Attributes beyond ValueError:
+        rule:   the broken rule's stable id (see spec/SPEC.md); compare this
+        offset: absolute 0-based byte offset in the file where the fault is, or
+                None for a write request refused before any byte exists
+        msg:    the human-oriented message (informational, may change)
+        path:   location inside the JSON header, () when not in the header
+    """
+
+    rule: str
+    offset: int | None
+    msg: str
+    path: HeaderPath
+
+    def __init__(
+        self, rule: str, offset: int | None, msg: str, path: HeaderPath = ()
+    ) -> None:
+        if rule not in RULES_BY_ID:
+            raise KeyError(f"unknown rule id {rule!r}")
+        self.rule = rule
+        self.offset = offset
+        self.msg = msg
+        self.path = path
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = "before writing" if self.offset is None else f"at byte {self.offset}"
+        if self.path:
+            where += f", header {json_path(self.path)}"
+        return f"{self.msg} ({where}) [{self.rule}]"
+
+    def __reduce__(self) -> tuple[type[SafetensorsError], tuple[object, ...]]:
+        return (type(self), (self.rule, self.offset, self.msg, self.path))
+
+    def as_dict(self) -> dict[str, object]:
+        """Return the error as plain JSON-ready data."""
+        return {
+            "rule": self.rule,
+            "offset": self.offset,
+            "path": json_path(self.path) if self.path else None,
+            "message": self.msg,
+        }

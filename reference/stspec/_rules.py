@@ -57,7 +57,7 @@ RULES: Final[tuple[Rule, ...]] = (
        "A reader MAY accept 0x09, 0x0A or 0x0D after the object; the padding "
        "writers produce is 0x20 only."),
     _r("HEADER-TRAILING", "MUST", "text",
-       "Nothing but whitespace padding MAY follow the object's closing `}`."),
+       "Nothing but whitespace padding MUST follow the object's closing `}`."),
     # JSON grammar: the accepted subset of RFC 8259.
     _r("JSON-SYNTAX", "MUST", "json",
        "The header object MUST be RFC 8259 JSON: no comments, trailing commas, "
@@ -68,7 +68,7 @@ RULES: Final[tuple[Rule, ...]] = (
     _r("JSON-SURROGATE", "MUST", "json",
        "A string MUST NOT contain an unpaired UTF-16 surrogate escape."),
     _r("KEY-UNIQUE", "MUST", "json",
-       "No object MAY contain two members whose names are equal after "
+       "An object MUST NOT contain two members whose names are equal after "
        "unescaping (tensor names, metadata keys, entry fields)."),
     _r("NUM-INTEGER", "MUST", "json",
        "Shape dimensions and offsets MUST be integer tokens: no minus sign, "
@@ -114,8 +114,8 @@ RULES: Final[tuple[Rule, ...]] = (
        "Sorted by (begin, end), each tensor MUST begin where the previous one "
        "ends (the first at 0): no gaps."),
     _r("LAYOUT-OVERLAP", "MUST", "layout",
-       "Sorted by (begin, end), no tensor MAY begin before the previous one "
-       "ends: no shared bytes, no empty tensor inside another."),
+       "Sorted by (begin, end), a tensor MUST NOT begin before the previous "
+       "one ends: no shared bytes, no empty tensor inside another."),
     _r("LAYOUT-TRAILING", "MUST", "layout",
        "The tensors MUST cover the byte buffer to its last byte: no trailing "
        "bytes, no polyglot tails."),

@@ -1,0 +1,245 @@
+"""The ``stspec`` command: check files against the spec, or show their layout."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING, Final
+
+from stspec import SafetensorsError, __version__, read, validate, verdict_of
+from stspec._errors import json_path
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from stspec import SafetensorsFile
+
+__all__ = ["main"]
+
+VALID: Final = 0
+INVALID: Final = 1  # invalid or tolerated: the strict reference rejects both
+TROUBLE: Final = 2  # usage or I/O error
+_SHOWN_CHARS: Final = 120  # longer metadata values are cut in the text table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line and return the exit status (0, 1 or 2)."""
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error
+        return int(exc.code or 0)
+    if args.command == "check":
+        return _check(args.files, every=args.all, as_json=args.json, quiet=args.quiet)
+    return _inspect(args.file, as_json=args.json)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="stspec",
+        description="Check safetensors files against the spec, strictly.",
+        epilog="exit status: 0 all valid, 1 any invalid or tolerated, "
+        "2 usage or I/O error",
+    )
+    parser.add_argument("--version", action="version", version=__version__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    check = commands.add_parser(
+        "check",
+        help="validate files; one line per file or violation",
+        description="Validate files. A valid file prints 'FILE: valid (N tensors, "
+        "M bytes)'; a violation prints 'FILE: RULE-ID at byte N: message'.",
+    )
+    check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument(
+        "--all", action="store_true", help="list every violation, not the first"
+    )
+    check.add_argument(
+        "--json", action="store_true", help="print one JSON document (implies --all)"
+    )
+    check.add_argument(
+        "-q", "--quiet", action="store_true", help="print nothing for valid files"
+    )
+    inspect = commands.add_parser(
+        "inspect",
+        help="show the header, metadata and byte layout of a valid file",
+        description="Show the tensors, metadata and byte layout of a valid file.",
+    )
+    inspect.add_argument("file", metavar="FILE")
+    inspect.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def _check(files: list[str], *, every: bool, as_json: bool, quiet: bool) -> int:
+    status = VALID
+    reports: list[dict[str, object]] = []
+    for file in files:
+        try:
+            if as_json:
+                reports.append(_report(file, validate(file)))
+                outcome = VALID if reports[-1]["valid"] else INVALID
+            else:
+                outcome = _check_text(file, every=every, quiet=quiet)
+        except OSError as exc:
+            _complain(file, exc)
+            reports.append({"file": file, "valid": False, "error": _reason(exc)})
+            outcome = TROUBLE
+        status = max(status, outcome)
+    if as_json:
+        _out(json.dumps({"files": reports}, indent=2))
+    return status
+
+
+def _check_text(file: str, *, every: bool, quiet: bool) -> int:
+    try:
+        with read(file) as opened:
+            if not quiet:
+                _out(
+                    f"{file}: valid ({len(opened.tensors)} tensors, "
+                    f"{opened.file_length} bytes)"
+                )
+            return VALID
+    except SafetensorsError as exc:
+        # read() raises the violation validate() lists first.
+        errors = validate(file) if every else [exc]
+    for error in errors:
+        _out(_line(file, error))
+    return INVALID
+
+
+def _line(file: str, error: SafetensorsError) -> str:
+    """Render one violation: ``FILE: RULE-ID at byte N[, header PATH]: message``."""
+    where = f"at byte {error.offset}"
+    if error.path:
+        where += f", header {json_path(error.path)}"
+    return f"{file}: {error.rule} {where}: {error.msg}"
+
+
+def _report(file: str, errors: list[SafetensorsError]) -> dict[str, object]:
+    return {
+        "file": file,
+        "valid": not errors,
+        "verdict": verdict_of({error.rule for error in errors}),
+        "violations": [error.as_dict() for error in errors],
+    }
+
+
+def _inspect(file: str, *, as_json: bool) -> int:
+    try:
+        try:
+            opened = read(file)
+        except SafetensorsError as exc:
+            if as_json:
+                _out(json.dumps(_report(file, validate(file)), indent=2))
+            else:
+                _out(_line(file, exc))
+            return INVALID
+        with opened, open(file, "rb") as raw:  # noqa: PTH123 - str or PathLike
+            raw.seek(8)
+            header = raw.read(opened.header_length)
+    except OSError as exc:
+        _complain(file, exc)
+        return TROUBLE
+    layout = _layout(opened, header)
+    if as_json:
+        _out(json.dumps(_description(file, opened, layout), indent=2))
+    else:
+        _out(*_table(file, opened, layout))
+    return VALID
+
+
+def _layout(opened: SafetensorsFile, header: bytes) -> dict[str, int]:
+    # A valid file has no leading whitespace and pads with 0x20 only, so the
+    # JSON object is the header minus its trailing spaces.
+    json_length = len(header.rstrip(b" "))
+    return {
+        "file_length": opened.file_length,
+        "header_length": opened.header_length,
+        "json_length": json_length,
+        "padding": opened.header_length - json_length,
+        "data_start": opened.data_start,
+        "data_start_mod_8": opened.data_start % 8,
+        "buffer_length": opened.file_length - opened.data_start,
+    }
+
+
+def _description(
+    file: str, opened: SafetensorsFile, layout: dict[str, int]
+) -> dict[str, object]:
+    return {
+        "file": file,
+        "valid": True,
+        "metadata": opened.metadata,
+        "tensors": [
+            {
+                "name": info.name,
+                "dtype": info.dtype,
+                "shape": list(info.shape),
+                "data_offsets": [info.begin, info.end],
+                "bytes": info.nbytes,
+            }
+            for info in opened.tensors.values()
+        ],
+        "layout": layout,
+    }
+
+
+def _table(file: str, opened: SafetensorsFile, layout: dict[str, int]) -> list[str]:
+    lines = [f"{file}: {len(opened.tensors)} tensors", ""]
+    if opened.metadata is None:
+        lines.append("metadata: none")
+    else:
+        lines.append(f"metadata: {len(opened.metadata)} keys")
+        lines += [
+            f"  {_show(key)} = {_show(value, cut=True)}"
+            for key, value in opened.metadata.items()
+        ]
+    rows = [("name", "dtype", "shape", "data_offsets", "bytes")] + [
+        (
+            _show(info.name),
+            info.dtype,
+            str(list(info.shape)),
+            f"[{info.begin}, {info.end}]",
+            str(info.nbytes),
+        )
+        for info in opened.tensors.values()
+    ]
+    widths = [max(len(row[column]) for row in rows) for column in range(5)]
+    lines.append("")
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths, strict=True)]
+        cells[-1] = row[-1].rjust(widths[-1])  # numbers align right
+        lines.append("  " + "  ".join(cells).rstrip())
+    mod8 = layout["data_start_mod_8"]
+    return [
+        *lines,
+        "",
+        "layout:",
+        f"  file length          {layout['file_length']}",
+        f"  header length N      {layout['header_length']}",
+        f"  JSON object          {layout['json_length']} bytes",
+        f"  padding (0x20)       {layout['padding']} bytes",
+        f"  data start 8+N       {layout['data_start']} (mod 8 = {mod8})",
+        f"  buffer length        {layout['buffer_length']}",
+    ]
+
+
+def _show(text: str, *, cut: bool = False) -> str:
+    """Quote names that would garble a terminal; shorten long values."""
+    shown = text if text and text.isprintable() else json.dumps(text)
+    if cut and len(shown) > _SHOWN_CHARS:
+        return f"{shown[:_SHOWN_CHARS]}... ({len(text)} characters)"
+    return shown
+
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _complain(file: str, exc: OSError) -> None:
+    sys.stderr.write(f"stspec: cannot read {file}: {_reason(exc)}\n")
+
+
+def _out(*lines: str) -> None:
+    # sys.stdout looked up at call time, so that redirection and capture work.
+    sys.stdout.write("".join(f"{line}\n" for line in lines))

@@ -280,7 +280,9 @@ def _metadata_json(metadata: object) -> str:
         )
     members = []
     for key, value in metadata.items():
-        path: HeaderPath = (METADATA_KEY, key) if isinstance(key, str) else ()
+        path: HeaderPath = (
+            (METADATA_KEY, key) if isinstance(key, str) else (METADATA_KEY,)
+        )
         if not isinstance(key, str) or not isinstance(value, str):
             raise SafetensorsError(
                 "META-STRING",

@@ -1,0 +1,340 @@
+"""spec/SPEC.md and spec/header.schema.json agree with the rule registry."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+from functools import cache
+from pathlib import Path
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+import stspec
+from stspec._dtypes import DTYPES
+from stspec._rules import RULES, RULES_BY_ID, U64_MAX
+
+SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
+SPEC_PATH = SPEC_DIR / "SPEC.md"
+SCHEMA_PATH = SPEC_DIR / "header.schema.json"
+SEEDS = frozenset(
+    {
+        "safetensors-README-0.4.5.txt",
+        "safetensors-README-recent.txt",
+        "safetensors-README-zh.txt",
+        "safetensors-format-structure.md",
+    }
+)
+
+_ID = r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+"
+_DEFINITION = re.compile(rf"^\*\*({_ID})\*\* \((\w+), (\w+)\) (.+)$")
+_SECTION = re.compile(r"^## (\d+|Appendix [A-Z])\b")
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+_INDEX_ROW = re.compile(
+    rf"^\| `({_ID})` \| (\w+) \| (\w+) \| (\w+) \| §(\d+) \|$", re.MULTILINE
+)
+_DTYPE_ROW = re.compile(r"^\| `(\w+)` \| (\d+) \| ([\d.]+) \|", re.MULTILINE)
+_HEX_LINE = re.compile(r"^[0-9a-f]{8}  ((?:[0-9a-f]{2} ?)+?)\s*\|", re.MULTILINE)
+
+
+@cache
+def spec_text() -> str:
+    return SPEC_PATH.read_text(encoding="utf-8")
+
+
+@cache
+def schema() -> dict[str, object]:
+    loaded: dict[str, object] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    return loaded
+
+
+def definitions() -> list[tuple[str, str, str, str, str, list[str]]]:
+    """Return (id, level, scope, statement, section, body paragraphs) per definition.
+
+    The body is the paragraphs after the definition line, up to the next
+    definition or heading.
+    """
+    found = []
+    section = ""
+    current: tuple[str, str, str, str, str, list[str]] | None = None
+    paragraph: list[str] = []
+
+    def flush() -> None:
+        if current is not None and paragraph:
+            current[5].append(" ".join(paragraph))
+        paragraph.clear()
+
+    for line in spec_text().splitlines():
+        heading = _SECTION.match(line)
+        match = _DEFINITION.match(line)
+        if heading or match or line.startswith("#"):
+            flush()
+            current = None
+        if heading:
+            section = heading.group(1)
+        if match:
+            rule_id, level, scope, statement = match.groups()
+            current = (rule_id, level, scope, statement, section, [])
+            found.append(current)
+        elif current is not None and not line.startswith("#"):
+            if line.strip():
+                paragraph.append(line.strip())
+            else:
+                flush()
+    flush()
+    return found
+
+
+def definitions_by_id() -> dict[str, tuple[str, str, str, str, str, list[str]]]:
+    return {entry[0]: entry for entry in definitions()}
+
+
+def worked_example() -> bytes:
+    block = spec_text().split("### 2.1 Worked example", 1)[1].split("```", 2)[1]
+    rows = _HEX_LINE.findall(block)
+    return bytes.fromhex("".join(rows).replace(" ", ""))
+
+
+def validator() -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema())
+
+
+def entry(
+    dtype: object = "F32", shape: object = (1,), offsets: object = (0, 4)
+) -> dict[str, object]:
+    shape = list(shape) if isinstance(shape, tuple) else shape
+    offsets = list(offsets) if isinstance(offsets, tuple) else offsets
+    return {"dtype": dtype, "shape": shape, "data_offsets": offsets}
+
+
+def file_of(header: bytes, data: bytes = b"") -> bytes:
+    return struct.pack("<Q", len(header)) + header + data
+
+
+# --- SPEC.md against the registry ------------------------------------------
+
+
+def test_spec_defines_every_registry_rule_exactly_once() -> None:
+    defined = [entry[0] for entry in definitions()]
+    for rule in RULES:
+        assert defined.count(rule.id) == 1, rule.id
+
+
+def test_spec_defines_no_rule_outside_the_registry() -> None:
+    unknown = {entry[0] for entry in definitions()} - set(RULES_BY_ID)
+    assert not unknown
+
+
+def test_each_definition_has_the_registry_level_and_scope() -> None:
+    for rule_id, level, scope, *_ in definitions():
+        rule = RULES_BY_ID[rule_id]
+        assert (level, scope) == (rule.level, rule.scope), rule_id
+
+
+def test_each_definition_states_the_registry_statement() -> None:
+    for rule_id, _, _, statement, *_ in definitions():
+        assert statement == RULES_BY_ID[rule_id].statement, rule_id
+
+
+def test_statements_use_the_keyword_of_their_level() -> None:
+    for rule in RULES:
+        if rule.level == "MUST":
+            assert "MUST" in rule.statement, rule.id
+        else:
+            assert "MAY" in rule.statement, rule.id
+            assert "MUST" not in rule.statement, rule.id
+
+
+def test_each_definition_has_a_rationale_then_a_source() -> None:
+    for rule_id, *_, body in definitions():
+        starts = [paragraph.split(":", 1)[0] for paragraph in body]
+        assert starts[:1] == ["Rationale"], rule_id
+        assert starts.count("Source") == 1, rule_id
+        assert starts[-1] == "Source", rule_id
+
+
+def test_sources_cite_a_seed_file_or_a_decision_that_exists() -> None:
+    decisions = set(re.findall(r"^\*\*(D\d+) ", spec_text(), re.MULTILINE))
+    assert decisions
+    for rule_id, *_, body in definitions():
+        source = body[-1]
+        seeds = set(re.findall(r"safetensors-[\w.-]+?\.(?:txt|md)\b", source))
+        cited = set(re.findall(r"\bdecision (D\d+)\b", source))
+        assert seeds or cited, rule_id
+        assert seeds <= SEEDS, (rule_id, seeds - SEEDS)
+        assert cited <= decisions, (rule_id, cited - decisions)
+
+
+def test_every_backticked_rule_id_exists_in_the_registry() -> None:
+    pattern = re.compile(rf"{_ID}|[A-Z]+-\*")
+    tokens = {
+        token for token in _BACKTICKED.findall(spec_text()) if pattern.fullmatch(token)
+    }
+    assert "LAYOUT-HOLE" in tokens
+    for token in tokens:
+        if token.endswith("-*"):
+            assert any(rule_id.startswith(token[:-1]) for rule_id in RULES_BY_ID), token
+        else:
+            assert token in RULES_BY_ID, token
+
+
+def test_rule_index_lists_every_rule_with_level_scope_family_and_section() -> None:
+    appendix = spec_text().split("## Appendix B", 1)[1]
+    rows = {row[0]: row[1:] for row in _INDEX_ROW.findall(appendix)}
+    assert list(rows) == [rule.id for rule in RULES]
+    sections = {rule_id: entry[4] for rule_id, entry in definitions_by_id().items()}
+    for rule in RULES:
+        assert rows[rule.id] == (rule.level, rule.scope, rule.family, sections[rule.id])
+
+
+def test_dtype_table_lists_every_dtype_with_bits_and_release() -> None:
+    section = spec_text().split("## 6 Dtypes", 1)[1].split("\n## ", 1)[0]
+    rows = _DTYPE_ROW.findall(section)
+    assert rows == [(dt.name, str(dt.bits), dt.since) for dt in DTYPES]
+
+
+def test_spec_says_there_are_as_many_dtypes_as_the_table_holds() -> None:
+    assert len(DTYPES) == 22
+    assert "exactly 22 dtype names" in spec_text()
+
+
+def test_sub_byte_packing_example_matches_ml_dtypes_codes() -> None:
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    numpy = pytest.importorskip("numpy")
+    values = numpy.array([1.0, -0.5, 6.0, 0.0], dtype=ml_dtypes.float4_e2m1fn)
+    codes = [int(code) & 0xF for code in values.view(numpy.uint8)]
+    packed = bytes(codes[i] | codes[i + 1] << 4 for i in range(0, len(codes), 2))
+    assert f"`{packed.hex(' ')}`" in spec_text()
+
+
+# --- the worked example ------------------------------------------------------
+
+
+def test_worked_example_has_the_layout_the_spec_describes() -> None:
+    data = worked_example()
+    (length,) = struct.unpack_from("<Q", data)
+    assert length == 80
+    assert (8 + length) % 8 == 0
+    assert data[8:9] == b"{"
+    assert data[8 + length - 1 : 8 + length] == b" "
+    assert data[8 + length :] == b"\x00\x3c\x00\xc0"
+
+
+def test_worked_example_is_valid_for_the_reference() -> None:
+    assert stspec.validate(worked_example()) == []
+
+
+def test_worked_example_is_what_the_canonical_writer_emits() -> None:
+    tensors = {"a": stspec.Tensor("F16", (2,), b"\x00\x3c\x00\xc0")}
+    assert stspec.serialize(tensors, {"k": "v"}) == worked_example()
+
+
+def test_worked_example_header_is_schema_valid() -> None:
+    data = worked_example()
+    (length,) = struct.unpack_from("<Q", data)
+    validator().validate(json.loads(data[8 : 8 + length]))
+
+
+# --- the schema --------------------------------------------------------------
+
+
+def test_schema_is_a_valid_draft_2020_12_schema() -> None:
+    jsonschema.Draft202012Validator.check_schema(schema())
+    assert schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert schema()["$id"] == "https://safetensors-spec.invalid/header.schema.json"
+
+
+def test_schema_description_says_schema_valid_is_not_valid() -> None:
+    description = str(schema()["description"])
+    assert "does NOT make the file valid" in description
+    assert "spec/SPEC.md section 10" in description
+    assert "## 10 Rules a JSON Schema cannot express" in spec_text()
+
+
+def test_schema_dtype_enum_is_the_registry_dtype_table() -> None:
+    defs = schema()["$defs"]
+    assert isinstance(defs, dict)
+    assert defs["dtype"]["enum"] == [dt.name for dt in DTYPES]
+
+
+def test_schema_u64_spans_exactly_zero_to_two_to_the_64_minus_one() -> None:
+    defs = schema()["$defs"]
+    assert isinstance(defs, dict)
+    assert defs["u64"] == {
+        "description": defs["u64"]["description"],
+        "type": "integer",
+        "minimum": 0,
+        "maximum": U64_MAX,
+    }
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        pytest.param({}, id="empty-header"),
+        pytest.param({"__metadata__": {}}, id="empty-metadata"),
+        pytest.param({"__metadata__": {"": "", "k": "v"}}, id="empty-metadata-key"),
+        pytest.param({"a": entry()}, id="one-tensor"),
+        pytest.param({"": entry("BOOL", (), (0, 1))}, id="empty-name-rank-0"),
+        pytest.param({"a": entry("U8", (0, U64_MAX), (0, 0))}, id="u64-max-dim"),
+        pytest.param({"a": entry("F4", (2,), (0, 1))}, id="sub-byte-dtype"),
+        pytest.param(
+            {"__metadata__": {"dtype": "F32", "shape": "[1]"}},
+            id="tensor-like-metadata",
+        ),
+    ],
+)
+def test_schema_accepts_headers_writers_produce(header: object) -> None:
+    validator().validate(header)
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        pytest.param([], id="top-level-array"),
+        pytest.param({"a": ["F32", [1], [0, 4]]}, id="positional-entry"),
+        pytest.param({"a": 1}, id="number-entry"),
+        pytest.param({"a": entry("F128")}, id="unknown-dtype"),
+        pytest.param({"a": entry("f32")}, id="lower-case-dtype"),
+        pytest.param({"a": entry({"F32": None})}, id="tagged-dtype"),
+        pytest.param({"a": {"dtype": "F32", "shape": [1]}}, id="missing-offsets"),
+        pytest.param({"a": {**entry(), "x": 1}}, id="unknown-member"),
+        pytest.param({"a": entry("F32", (-1,))}, id="negative-dim"),
+        pytest.param({"a": entry("F32", (U64_MAX + 1,))}, id="dim-over-u64"),
+        pytest.param({"a": entry("F32", ("1",))}, id="string-dim"),
+        pytest.param({"a": entry("F32", 1)}, id="shape-not-array"),
+        pytest.param({"a": entry("F32", (1,), (0, 4, 8))}, id="three-offsets"),
+        pytest.param({"a": entry("F32", (1,), (4,))}, id="one-offset"),
+        pytest.param({"a": entry("F32", (1,), (0, 4.5))}, id="fractional-offset"),
+        pytest.param({"__metadata__": {"k": 1}}, id="metadata-number-value"),
+        pytest.param({"__metadata__": ["k"]}, id="metadata-array"),
+        pytest.param({"__metadata__": None}, id="metadata-null"),
+    ],
+)
+def test_schema_rejects_headers_the_spec_does_not_call_valid(header: object) -> None:
+    assert not validator().is_valid(header)
+
+
+def test_schema_accepts_an_integer_written_as_4_0_which_the_spec_forbids() -> None:
+    text = b'{"a":{"dtype":"F32","shape":[4.0],"data_offsets":[0,16]}}'
+    assert validator().is_valid(json.loads(text))
+    rules = {error.rule for error in stspec.validate(file_of(text, bytes(16)))}
+    assert rules == {"NUM-INTEGER"}
+
+
+def test_schema_cannot_see_duplicate_tensor_names() -> None:
+    text = (
+        b'{"a":{"dtype":"I32","shape":[1],"data_offsets":[0,4]},'
+        b'"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}'
+    )
+    parsed = json.loads(text)
+    assert validator().is_valid(parsed)
+    assert parsed["a"]["dtype"] == "F32"  # the parser already dropped one
+    rules = {error.rule for error in stspec.validate(file_of(text, bytes(4)))}
+    assert rules == {"KEY-UNIQUE"}
+
+
+def test_readme_has_the_specification_section() -> None:
+    readme = (SPEC_DIR.parent / "README.md").read_text(encoding="utf-8")
+    assert "## The specification" in readme
+    assert "<!-- SECTION: spec -->" not in readme

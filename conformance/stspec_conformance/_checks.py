@@ -1,0 +1,136 @@
+"""The verdict checks shared by the corpus and large-case tests."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from stspec_conformance._model import Content, Outcome
+from stspec_conformance.adapters import Adapter
+
+MIB = 1024 * 1024
+
+
+def attempt(
+    impl: Adapter,
+    path: Path,
+    *,
+    timeout: float,
+    node: pytest.Item | None = None,
+    measure_memory: bool = False,
+) -> Outcome:
+    """Load ``path`` and record the outcome on the test item (for reports)."""
+    outcome = impl.attempt_load(str(path), timeout=timeout, measure_memory=measure_memory)
+    if node is not None:
+        node.user_properties.append(("outcome", outcome.status))
+        if outcome.rule is not None:
+            node.user_properties.append(("reported_rule", outcome.rule))
+        if outcome.message:
+            node.user_properties.append(("message", outcome.message.splitlines()[0][:200]))
+    return outcome
+
+
+def _about(case: Mapping[str, Any], path: Path) -> str:
+    rules = ", ".join(case.get("rules", [])) or "none"
+    return (
+        f"\n  case:    {case['id']} ({case['verdict']}; rules: {rules})"
+        f"\n  about:   {case.get('description', '')}"
+        f"\n  file:    {path}"
+    )
+
+
+def _hard(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
+    if outcome.failed_hard:
+        pytest.fail(
+            f"{outcome.status} on {case['id']}: {outcome.describe()}{_about(case, path)}",
+            pytrace=False,
+        )
+
+
+def must_accept(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
+    """A y_ case: accepted, with exactly the expected content."""
+    _hard(case, path, outcome)
+    if outcome.status == "rejected":
+        pytest.fail(
+            f"rejected a valid file: {outcome.describe()}{_about(case, path)}",
+            pytrace=False,
+        )
+    _same_content(case, path, outcome)
+
+
+def must_reject(
+    case: Mapping[str, Any], path: Path, outcome: Outcome, *, check_rules: bool
+) -> None:
+    """An n_ case: rejected (naming one of its rules with --check-rules)."""
+    _hard(case, path, outcome)
+    rules = list(case.get("rules", []))
+    if outcome.status == "accepted":
+        pytest.fail(
+            f"accepted a file that breaks {', '.join(rules) or 'a MUST rule'}"
+            f"{_about(case, path)}",
+            pytrace=False,
+        )
+    if check_rules and outcome.rule not in rules:
+        said = outcome.rule or "no rule id"
+        pytest.fail(
+            f"rejected, but classified as {said}; expected {' or '.join(rules)} "
+            f"(error: {outcome.describe()}){_about(case, path)}",
+            pytrace=False,
+        )
+
+
+def tolerated(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
+    """An i_ case: either outcome, but an accepted file loads as expected."""
+    _hard(case, path, outcome)
+    if outcome.status == "accepted":
+        _same_content(case, path, outcome)
+
+
+def _same_content(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
+    if outcome.content is None:  # pragma: no cover - accepted always has content
+        pytest.fail("accepted without content", pytrace=False)
+    expected = Content.from_expected(case["expected"])
+    problems = outcome.content.differences(expected)
+    if problems:
+        listed = "".join(f"\n  - {p}" for p in problems[:10])
+        pytest.fail(
+            f"loaded different content ({len(problems)} differences):{listed}"
+            f"{_about(case, path)}",
+            pytrace=False,
+        )
+
+
+def memory_allowance(path: Path, case: Mapping[str, Any]) -> int:
+    """Bytes an implementation may legitimately allocate for ``path``.
+
+    Four times the bytes the file really occupies on disk (a sparse file's
+    holes cost nothing), plus twice the expected tensor bytes when the file
+    may be accepted (a minimal adapter returns them as ``bytes``).
+    """
+    stat = os.stat(path)
+    held = min(stat.st_size, getattr(stat, "st_blocks", stat.st_size // 512 + 1) * 512)
+    allowance = 4 * held
+    expected = case.get("expected")
+    if case["verdict"] != "invalid" and isinstance(expected, dict):
+        allowance += 2 * sum(int(t["nbytes"]) for t in expected["tensors"].values())
+    return allowance
+
+
+def within_memory(
+    case: Mapping[str, Any], path: Path, outcome: Outcome, *, budget: int
+) -> None:
+    """Fail when an in-process load allocated far more than the file holds."""
+    if outcome.peak_memory is None:
+        return
+    limit = budget + memory_allowance(path, case)
+    if outcome.peak_memory > limit:
+        pytest.fail(
+            f"allocated {outcome.peak_memory / MIB:.1f} MiB (tracemalloc peak) for a "
+            f"file of {os.stat(path).st_size} bytes; the budget is {limit / MIB:.1f} MiB "
+            f"(outcome: {outcome.describe()}){_about(case, path)}",
+            pytrace=False,
+        )

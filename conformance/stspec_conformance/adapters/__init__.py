@@ -1,0 +1,28 @@
+"""Adapters: every implementation kind normalised into one :class:`Adapter`."""
+
+from __future__ import annotations
+
+from stspec_conformance.adapters._base import (
+    ALL_DTYPES,
+    Adapter,
+    AdapterOutputError,
+    Hang,
+    InProcessAdapter,
+    content_from_raw,
+    status_of,
+    time_limit,
+)
+from stspec_conformance.adapters._resolve import ImplError, resolve
+
+__all__ = [
+    "ALL_DTYPES",
+    "Adapter",
+    "AdapterOutputError",
+    "Hang",
+    "ImplError",
+    "InProcessAdapter",
+    "content_from_raw",
+    "resolve",
+    "status_of",
+    "time_limit",
+]

@@ -1,0 +1,98 @@
+"""Adapter for an importable module or a ``.py`` file defining ``load``.
+
+The contract (see the README, "The conformance suite"):
+
+``load(path: str) -> (tensors, metadata)``
+    required; ``tensors`` maps each name to ``(dtype, shape, raw bytes)``,
+    ``metadata`` is the ``__metadata__`` map or None; raise any Exception to
+    reject the file.
+``save(path, tensors, metadata) -> None``
+    optional; present => the writer tests run.
+``NAME``, ``VERSION``
+    optional strings for the report header.
+``classify(exc) -> str | None``
+    optional; the spec rule id a rejection corresponds to (``--check-rules``).
+``SAVE_DTYPES``
+    optional iterable of the dtype names ``save`` supports (default: all 22).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any, cast
+
+from stspec_conformance._model import Content
+from stspec_conformance.adapters._base import (
+    ALL_DTYPES,
+    InProcessAdapter,
+    RawTensors,
+    content_from_raw,
+)
+
+
+class ModuleAdapter(InProcessAdapter):
+    """Wraps a module that follows the minimal adapter contract."""
+
+    def __init__(self, module: ModuleType, origin: str) -> None:
+        load = getattr(module, "load", None)
+        if not callable(load):
+            raise TypeError(f"{origin} defines no callable load(path)")
+        self._load: Callable[[str], Any] = load
+        save = getattr(module, "save", None)
+        self._save: Callable[..., Any] | None = save if callable(save) else None
+        classify = getattr(module, "classify", None)
+        self._classify: Callable[[BaseException], Any] | None = (
+            classify if callable(classify) else None
+        )
+        self.name = str(getattr(module, "NAME", origin))
+        self.version = str(getattr(module, "VERSION", "?"))
+        dtypes = getattr(module, "SAVE_DTYPES", None)
+        self.save_dtypes = ALL_DTYPES if dtypes is None else frozenset(dtypes)
+        self.module = module
+
+    @property
+    def can_save(self) -> bool:
+        """A ``save`` function is defined."""
+        return self._save is not None
+
+    def load(self, path: str) -> Content:
+        """Call the module's ``load`` and check what it returned."""
+        return content_from_raw(self._load(path))
+
+    def save(
+        self, path: str, tensors: RawTensors, metadata: Mapping[str, str] | None
+    ) -> None:
+        """Call the module's ``save``."""
+        if self._save is None:  # pragma: no cover - guarded by can_save
+            raise NotImplementedError
+        self._save(path, dict(tensors), None if metadata is None else dict(metadata))
+
+    def classify(self, exc: BaseException) -> str | None:
+        """Call the module's ``classify`` hook, if any."""
+        return None if self._classify is None else cast("str | None", self._classify(exc))
+
+
+def import_path(path: Path) -> ModuleType:
+    """Import a ``.py`` file under a name derived from its full path."""
+    resolved = path.resolve()
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    name = f"_stspec_impl_{resolved.stem}_{digest}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, resolved)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {resolved}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module

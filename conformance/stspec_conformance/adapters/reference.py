@@ -1,0 +1,54 @@
+"""Adapter for our strict reference (``--impl=reference``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import stspec
+from stspec_conformance._model import Content, TensorDigest
+from stspec_conformance.adapters._base import InProcessAdapter, RawTensors
+
+
+class ReferenceAdapter(InProcessAdapter):
+    """``stspec.read`` / ``stspec.write``; rejections carry their ``.rule``.
+
+    Tensor bytes are hashed straight from the file mapping, so a multi-GiB
+    sparse file costs no Python memory.
+    """
+
+    name = "reference"
+    version = stspec.__version__
+
+    @property
+    def can_save(self) -> bool:
+        """The reference has a writer."""
+        return True
+
+    def load(self, path: str) -> Content:
+        """Read and validate ``path``; digest every tensor in place."""
+        with stspec.read(path) as st:
+            tensors: dict[str, TensorDigest] = {}
+            for name, info in st.tensors.items():
+                view = st.tensor_bytes(name)
+                try:
+                    tensors[name] = TensorDigest.of(info.dtype, tuple(info.shape), view)
+                finally:
+                    view.release()
+            metadata = None if st.metadata is None else dict(st.metadata)
+        return Content(metadata, tensors)
+
+    def save(
+        self, path: str, tensors: RawTensors, metadata: Mapping[str, str] | None
+    ) -> None:
+        """Write with ``stspec.write``."""
+        stspec.write(path, tensors, metadata)
+
+    def classify(self, exc: BaseException) -> str | None:
+        """The reference names the broken rule itself."""
+        rule = getattr(exc, "rule", None)
+        return rule if isinstance(rule, str) else None
+
+
+def make_adapter() -> ReferenceAdapter:
+    """Return the adapter (used by ``--impl=reference``)."""
+    return ReferenceAdapter()

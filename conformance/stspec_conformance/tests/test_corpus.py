@@ -1,0 +1,33 @@
+"""Every committed corpus case, by verdict class (ids are the manifest ids)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from stspec_conformance import _checks
+from stspec_conformance.plugin import SuiteState
+
+CASE_SOURCE = "files"
+
+
+def test_must_accept(case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest) -> None:
+    """A y_ file loads with exactly the expected metadata, dtypes, shapes and bytes."""
+    path = suite.corpus.path_of(case)
+    outcome = _checks.attempt(suite.adapter, path, timeout=suite.timeout, node=request.node)
+    _checks.must_accept(case, path, outcome)
+
+
+def test_must_reject(case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest) -> None:
+    """An n_ file is rejected with an ordinary exception (exit 1 for commands)."""
+    path = suite.corpus.path_of(case)
+    outcome = _checks.attempt(suite.adapter, path, timeout=suite.timeout, node=request.node)
+    _checks.must_reject(case, path, outcome, check_rules=suite.check_rules)
+
+
+def test_tolerated(case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest) -> None:
+    """An i_ file may be accepted or rejected; if accepted it loads as expected."""
+    path = suite.corpus.path_of(case)
+    outcome = _checks.attempt(suite.adapter, path, timeout=suite.timeout, node=request.node)
+    _checks.tolerated(case, path, outcome)

@@ -2,7 +2,8 @@
 
 from stspec._dtypes import DTYPES, DType
 from stspec._errors import SafetensorsError
-from stspec._reader import SafetensorsFile, TensorInfo, read, validate
+from stspec._header import TensorInfo, TensorTable
+from stspec._reader import SafetensorsFile, read, validate
 from stspec._rules import MAX_HEADER_SIZE, RULES, RULES_BY_ID, Rule, verdict_of
 from stspec._writer import Tensor, serialize, write
 
@@ -17,6 +18,7 @@ __all__ = [
     "SafetensorsFile",
     "Tensor",
     "TensorInfo",
+    "TensorTable",
     "read",
     "serialize",
     "validate",

@@ -12,8 +12,10 @@ HeaderPath = tuple[PathPart, ...]
 
 def json_path(path: HeaderPath) -> str:
     """Render a header location with brackets only (tensor names contain dots)."""
-    parts = [f"[{json.dumps(part, ensure_ascii=False)}]" for part in path]
-    return "$" + "".join(parts)
+    text = "".join(f"[{json.dumps(part, ensure_ascii=False)}]" for part in path)
+    # Names may hold lone surrogates (that is itself a violation); escape
+    # them so that the message can always be printed.
+    return "$" + text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 class SafetensorsError(ValueError):

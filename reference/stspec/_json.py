@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from stspec._rules import MAX_DEPTH
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 Path = tuple[str | int, ...]
 
@@ -22,6 +25,8 @@ _WS: Final = re.compile(r"[ \t\n\r]*")
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 _PLAIN_INT: Final = re.compile(r"0|[1-9][0-9]{0,19}")
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+# The C string scanner behind json; typeshed does not declare it.
+_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _LITERALS: Final = {"true": True, "false": False, "null": None}
 # Positions are recorded for values this deep: the top-level members (1), the
 # fields of an entry or metadata values (2) and the elements of shape and
@@ -77,8 +82,9 @@ class _Stop(Exception):  # noqa: N818 - internal control flow, never escapes
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, start: int) -> None:
         self.text = text
+        self.start = start
         self.result = Parsed([], {}, [], [])
 
     def fault(self, rule: str, pos: int, msg: str, path: Path = ()) -> None:
@@ -96,7 +102,7 @@ class _Parser:
 
     def string(self, pos: int, path: Path) -> tuple[int, str]:
         try:
-            value, end = json.decoder.scanstring(self.text, pos + 1, True)  # noqa: FBT003
+            value, end = _scanstring(self.text, pos + 1, True)
         except json.JSONDecodeError as exc:
             raise self.stop("JSON-SYNTAX", exc.pos, f"bad string: {exc.msg}") from None
         if _SURROGATE.search(value):
@@ -113,8 +119,9 @@ class _Parser:
         match = _NUMBER.match(self.text, pos)
         if match is None:
             raise self.stop(
-                "JSON-SYNTAX", pos, f"unexpected {self.text[pos : pos + 1]!r}, "
-                "expected a JSON value"
+                "JSON-SYNTAX",
+                pos,
+                f"unexpected {self.text[pos : pos + 1]!r}, expected a JSON value",
             )
         token = match.group()
         if _PLAIN_INT.fullmatch(token):
@@ -146,7 +153,7 @@ class _Parser:
         # repeated tensor names survive for the reader to judge.
         stack: list[tuple[list[object] | dict[str, object], Path, set[str] | None]]
         stack = [(root, (), set())]  # type: ignore[list-item]
-        pos = 1
+        pos = self.start + 1
         first = True
         while stack:
             container, path, seen = stack[-1]
@@ -161,13 +168,17 @@ class _Parser:
             if not first:
                 if char != ",":
                     raise self.stop(
-                        "JSON-SYNTAX", pos, f"unexpected {char!r}, expected ',' or "
-                        f"{closer!r}"
+                        "JSON-SYNTAX",
+                        pos,
+                        f"unexpected {char!r}, expected ',' or {closer!r}",
                     )
                 pos = self.ws(pos + 1)
                 if text[pos : pos + 1] == closer:
-                    raise self.stop("JSON-SYNTAX", pos, "trailing comma before "
-                                    f"{closer!r}, expected a value")
+                    raise self.stop(
+                        "JSON-SYNTAX",
+                        pos,
+                        f"trailing comma before {closer!r}, expected a value",
+                    )
             first = False
             key = None
             if seen is None:
@@ -204,7 +215,7 @@ class _Parser:
                 f"unexpected {text[pos : pos + 1]!r}, expected a member name",
             )
         # Top-level members are addressed by index: names may repeat there.
-        child_path = (*path, len(self.result.members)) if not path else path
+        child_path = path or (len(self.result.members),)
         key_pos = pos
         pos, key = self.string(pos, child_path)
         if key in seen:
@@ -240,9 +251,9 @@ def _attach(
         container[key] = value  # type: ignore[index]
 
 
-def parse_object(text: str) -> Parsed:
-    """Parse the JSON object at the start of ``text`` (which must be ``{``).
+def parse_object(text: str, start: int = 0) -> Parsed:
+    """Parse the JSON object whose ``{`` is at ``text[start]``.
 
     Parsing stops at the object's closing brace; the caller judges what follows.
     """
-    return _Parser(text).parse()
+    return _Parser(text, start).parse()

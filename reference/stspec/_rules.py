@@ -37,102 +37,221 @@ def _w(rule_id: str, statement: str) -> Rule:
 
 RULES: Final[tuple[Rule, ...]] = (
     # File container: the 8-byte prefix and the header's byte range.
-    _r("FILE-PREFIX", "MUST", "file",
-       "A file MUST be at least 8 bytes long, holding the little-endian u64 N."),
-    _r("HEADER-LIMIT", "MUST", "file",
-       "N MUST NOT exceed 100,000,000 (the limit itself is allowed)."),
-    _r("HEADER-BOUNDS", "MUST", "file",
-       "8 + N MUST NOT exceed the file length."),
+    _r(
+        "FILE-PREFIX",
+        "MUST",
+        "file",
+        "A file MUST be at least 8 bytes long, holding the little-endian u64 N.",
+    ),
+    _r(
+        "HEADER-LIMIT",
+        "MUST",
+        "file",
+        "N MUST NOT exceed 100,000,000 (the limit itself is allowed).",
+    ),
+    _r("HEADER-BOUNDS", "MUST", "file", "8 + N MUST NOT exceed the file length."),
     # Header text: encoding and what surrounds the JSON object.
-    _r("HEADER-UTF8", "MUST", "text",
-       "All N header bytes MUST be well-formed UTF-8 (no overlong forms, no "
-       "encoded surrogates)."),
-    _r("HEADER-OBJECT", "MUST", "text",
-       "The header MUST hold a JSON object, whose `{` is the first byte that is "
-       "not JSON whitespace."),
-    _r("HEADER-LEADING-WS", "MAY", "text",
-       "A reader MAY accept JSON whitespace (0x20 0x09 0x0A 0x0D) before the "
-       "`{`; writers never produce it."),
-    _r("HEADER-PADDING", "MAY", "text",
-       "A reader MAY accept 0x09, 0x0A or 0x0D after the object; the padding "
-       "writers produce is 0x20 only."),
-    _r("HEADER-TRAILING", "MUST", "text",
-       "Nothing but whitespace padding MUST follow the object's closing `}`."),
+    _r(
+        "HEADER-UTF8",
+        "MUST",
+        "text",
+        "All N header bytes MUST be well-formed UTF-8 (no overlong forms, no "
+        "encoded surrogates).",
+    ),
+    _r(
+        "HEADER-OBJECT",
+        "MUST",
+        "text",
+        "The header MUST hold a JSON object, whose `{` is the first byte that is "
+        "not JSON whitespace.",
+    ),
+    _r(
+        "HEADER-LEADING-WS",
+        "MAY",
+        "text",
+        "A reader MAY accept JSON whitespace (0x20 0x09 0x0A 0x0D) before the "
+        "`{`; writers never produce it.",
+    ),
+    _r(
+        "HEADER-PADDING",
+        "MAY",
+        "text",
+        "A reader MAY accept 0x09, 0x0A or 0x0D after the object; the padding "
+        "writers produce is 0x20 only.",
+    ),
+    _r(
+        "HEADER-TRAILING",
+        "MUST",
+        "text",
+        "Nothing but whitespace padding MUST follow the object's closing `}`.",
+    ),
     # JSON grammar: the accepted subset of RFC 8259.
-    _r("JSON-SYNTAX", "MUST", "json",
-       "The header object MUST be RFC 8259 JSON: no comments, trailing commas, "
-       "NaN/Infinity, single quotes, leading zeros, bad escapes or raw control "
-       "characters."),
-    _r("JSON-DEPTH", "MUST", "json",
-       "Arrays and objects MUST NOT nest more than 64 levels deep."),
-    _r("JSON-SURROGATE", "MUST", "json",
-       "A string MUST NOT contain an unpaired UTF-16 surrogate escape."),
-    _r("KEY-UNIQUE", "MUST", "json",
-       "An object MUST NOT contain two members whose names are equal after "
-       "unescaping (tensor names, metadata keys, entry fields)."),
-    _r("NUM-INTEGER", "MUST", "json",
-       "Shape dimensions and offsets MUST be integer tokens: no minus sign, "
-       "fraction or exponent."),
-    _r("NUM-RANGE", "MUST", "json",
-       "Shape dimensions and offsets MUST NOT exceed 2^64-1."),
+    _r(
+        "JSON-SYNTAX",
+        "MUST",
+        "json",
+        "The header object MUST be RFC 8259 JSON: no comments, trailing commas, "
+        "NaN/Infinity, single quotes, leading zeros, bad escapes or raw control "
+        "characters.",
+    ),
+    _r(
+        "JSON-DEPTH",
+        "MUST",
+        "json",
+        "Arrays and objects MUST NOT nest more than 64 levels deep.",
+    ),
+    _r(
+        "JSON-SURROGATE",
+        "MUST",
+        "json",
+        "A string MUST NOT contain an unpaired UTF-16 surrogate escape.",
+    ),
+    _r(
+        "KEY-UNIQUE",
+        "MUST",
+        "json",
+        "An object MUST NOT contain two members whose names are equal after "
+        "unescaping (tensor names, metadata keys, entry fields).",
+    ),
+    _r(
+        "NUM-INTEGER",
+        "MUST",
+        "json",
+        "Shape dimensions and offsets MUST be integer tokens: no minus sign, "
+        "fraction or exponent.",
+    ),
+    _r(
+        "NUM-RANGE",
+        "MUST",
+        "json",
+        "Shape dimensions and offsets MUST NOT exceed 2^64-1.",
+    ),
     # Header structure.
-    _r("ENTRY-OBJECT", "MUST", "structure",
-       "Every member other than `__metadata__` MUST be a JSON object (a tensor "
-       "entry)."),
-    _r("ENTRY-FIELDS", "MUST", "structure",
-       "A tensor entry MUST contain `dtype`, `shape` and `data_offsets`."),
-    _r("ENTRY-UNKNOWN", "MAY", "structure",
-       "A reader MAY ignore entry members other than the three fields; writers "
-       "never produce them."),
-    _r("DTYPE-NAME", "MUST", "structure",
-       "`dtype` MUST be a JSON string equal to one of the 22 dtype names "
-       "(case-sensitive)."),
-    _r("SHAPE-ARRAY", "MUST", "structure",
-       "`shape` MUST be a JSON array of integers."),
-    _r("OFFSETS-PAIR", "MUST", "structure",
-       "`data_offsets` MUST be a JSON array of exactly two integers."),
-    _r("META-OBJECT", "MUST", "structure",
-       "`__metadata__`, when present, MUST be a JSON object."),
-    _r("META-NULL", "MAY", "structure",
-       "A reader MAY treat `\"__metadata__\": null` as absent metadata; writers "
-       "never produce it."),
-    _r("META-STRING", "MUST", "structure",
-       "Every `__metadata__` value MUST be a JSON string."),
+    _r(
+        "ENTRY-OBJECT",
+        "MUST",
+        "structure",
+        "Every member other than `__metadata__` MUST be a JSON object (a tensor "
+        "entry).",
+    ),
+    _r(
+        "ENTRY-FIELDS",
+        "MUST",
+        "structure",
+        "A tensor entry MUST contain `dtype`, `shape` and `data_offsets`.",
+    ),
+    _r(
+        "ENTRY-UNKNOWN",
+        "MAY",
+        "structure",
+        "A reader MAY ignore entry members other than the three fields; writers "
+        "never produce them.",
+    ),
+    _r(
+        "DTYPE-NAME",
+        "MUST",
+        "structure",
+        "`dtype` MUST be a JSON string equal to one of the 22 dtype names "
+        "(case-sensitive).",
+    ),
+    _r("SHAPE-ARRAY", "MUST", "structure", "`shape` MUST be a JSON array of integers."),
+    _r(
+        "OFFSETS-PAIR",
+        "MUST",
+        "structure",
+        "`data_offsets` MUST be a JSON array of exactly two integers.",
+    ),
+    _r(
+        "META-OBJECT",
+        "MUST",
+        "structure",
+        "`__metadata__`, when present, MUST be a JSON object.",
+    ),
+    _r(
+        "META-NULL",
+        "MAY",
+        "structure",
+        'A reader MAY treat `"__metadata__": null` as absent metadata; writers '
+        "never produce it.",
+    ),
+    _r(
+        "META-STRING",
+        "MUST",
+        "structure",
+        "Every `__metadata__` value MUST be a JSON string.",
+    ),
     # Sizes: dtype x shape arithmetic.
-    _r("SIZE-OVERFLOW", "MUST", "size",
-       "The exact bit count product(shape) x bits(dtype) MUST NOT exceed 2^64-1."),
-    _r("SIZE-BITS", "MUST", "size",
-       "The bit count product(shape) x bits(dtype) MUST be a multiple of 8."),
-    _r("SIZE-MATCH", "MUST", "size",
-       "end - begin MUST equal the tensor's byte size, bit count / 8."),
+    _r(
+        "SIZE-OVERFLOW",
+        "MUST",
+        "size",
+        "The exact bit count product(shape) x bits(dtype) MUST NOT exceed 2^64-1.",
+    ),
+    _r(
+        "SIZE-BITS",
+        "MUST",
+        "size",
+        "The bit count product(shape) x bits(dtype) MUST be a multiple of 8.",
+    ),
+    _r(
+        "SIZE-MATCH",
+        "MUST",
+        "size",
+        "end - begin MUST equal the tensor's byte size, bit count / 8.",
+    ),
     # Data layout in the byte buffer.
-    _r("OFFSETS-ORDER", "MUST", "layout",
-       "begin MUST NOT exceed end in `data_offsets`."),
-    _r("LAYOUT-BOUNDS", "MUST", "layout",
-       "end MUST NOT exceed the byte buffer's length (file length - 8 - N)."),
-    _r("LAYOUT-HOLE", "MUST", "layout",
-       "Sorted by (begin, end), each tensor MUST begin where the previous one "
-       "ends (the first at 0): no gaps."),
-    _r("LAYOUT-OVERLAP", "MUST", "layout",
-       "Sorted by (begin, end), a tensor MUST NOT begin before the previous "
-       "one ends: no shared bytes, no empty tensor inside another."),
-    _r("LAYOUT-TRAILING", "MUST", "layout",
-       "The tensors MUST cover the byte buffer to its last byte: no trailing "
-       "bytes, no polyglot tails."),
+    _r(
+        "OFFSETS-ORDER",
+        "MUST",
+        "layout",
+        "begin MUST NOT exceed end in `data_offsets`.",
+    ),
+    _r(
+        "LAYOUT-BOUNDS",
+        "MUST",
+        "layout",
+        "end MUST NOT exceed the byte buffer's length (file length - 8 - N).",
+    ),
+    _r(
+        "LAYOUT-HOLE",
+        "MUST",
+        "layout",
+        "Sorted by (begin, end), each tensor MUST begin where the previous one "
+        "ends (the first at 0): no gaps.",
+    ),
+    _r(
+        "LAYOUT-OVERLAP",
+        "MUST",
+        "layout",
+        "Sorted by (begin, end), a tensor MUST NOT begin before the previous "
+        "one ends: no shared bytes, no empty tensor inside another.",
+    ),
+    _r(
+        "LAYOUT-TRAILING",
+        "MUST",
+        "layout",
+        "The tensors MUST cover the byte buffer to its last byte: no trailing "
+        "bytes, no polyglot tails.",
+    ),
     # What writers must produce.
-    _w("WRITE-RESERVED",
-       "A writer MUST refuse a tensor named `__metadata__`."),
-    _w("WRITE-CANONICAL",
-       "A writer MUST emit the canonical form: `{` first, compact JSON, "
-       "`__metadata__` first with sorted keys, tensors by descending dtype "
-       "alignment then name, 0x20 padding so the buffer starts at a multiple "
-       "of 8."),
-    _w("WRITE-VALID",
-       "A writer MUST NOT emit a file that the strict reader would not accept "
-       "as valid."),
-    _w("WRITE-ATOMIC",
-       "A file writer MUST NOT leave a partial file in place of the destination "
-       "when it fails."),
+    _w("WRITE-RESERVED", "A writer MUST refuse a tensor named `__metadata__`."),
+    _w(
+        "WRITE-CANONICAL",
+        "A writer MUST emit the canonical form: `{` first, compact JSON, "
+        "`__metadata__` first with sorted keys, tensors by descending dtype "
+        "alignment then name, 0x20 padding so the buffer starts at a multiple "
+        "of 8.",
+    ),
+    _w(
+        "WRITE-VALID",
+        "A writer MUST NOT emit a file that the strict reader would not accept "
+        "as valid.",
+    ),
+    _w(
+        "WRITE-ATOMIC",
+        "A file writer MUST NOT leave a partial file in place of the destination "
+        "when it fails.",
+    ),
 )
 
 RULES_BY_ID: Final[dict[str, Rule]] = {rule.id: rule for rule in RULES}

@@ -1,0 +1,73 @@
+"""Open + fully validate a header of many tensors: stspec.read vs HF safe_open.
+
+Run: python bench/bench_read.py [--tensors 100000] [--repeat 7]
+Prints the median of each and the ratio stspec / HF.  Not run in CI: timings
+belong in a benchmark, not in a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import stspec
+from safetensors import safe_open
+from safetensors.numpy import save_file
+
+
+def _measure(functions: dict[str, object], repeat: int) -> dict[str, list[float]]:
+    """Time each function ``repeat`` times, alternating so both see the same load."""
+    times: dict[str, list[float]] = {name: [] for name in functions}
+    for _ in range(repeat):
+        for name, function in functions.items():
+            start = time.perf_counter()
+            function()  # type: ignore[operator]
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
+def main() -> int:
+    """Build the file, time both readers and print the ratio."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tensors", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=15)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "many.safetensors"
+        tensors = {
+            f"model.layers.{i}.weight": np.zeros((2,), dtype=np.float32)
+            for i in range(args.tensors)
+        }
+        save_file(tensors, str(path))
+        print(f"file: {args.tensors} tensors, {path.stat().st_size:,} bytes")
+
+        def hf() -> None:
+            with safe_open(str(path), framework="numpy") as handle:
+                handle.keys()
+
+        def ours() -> None:
+            with stspec.read(path) as handle:
+                list(handle.tensors)
+
+        times = _measure({"hf": hf, "ours": ours}, args.repeat)
+    for label, key in (
+        ("HF safetensors safe_open + keys()", "hf"),
+        ("stspec.read", "ours"),
+    ):
+        print(
+            f"{label:36} median {statistics.median(times[key]) * 1000:7.1f} ms"
+            f"   min {min(times[key]) * 1000:7.1f} ms"
+        )
+    median_ratio = statistics.median(times["ours"]) / statistics.median(times["hf"])
+    min_ratio = min(times["ours"]) / min(times["hf"])
+    print(f"ratio stspec / HF: median {median_ratio:.2f}x   min {min_ratio:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

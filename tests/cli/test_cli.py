@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import struct
@@ -360,3 +361,19 @@ def test_the_console_script_is_installed(files: dict[str, str]) -> None:
         env={**os.environ, "PYTHONWARNINGS": "error"},
     )
     assert (done.returncode, done.stderr) == (0, "")
+
+
+def test_the_main_module_exits_with_the_status_of_main(
+    files: dict[str, str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(sys, "argv", ["stspec", "check", files["trailing"]])
+    monkeypatch.delitem(sys.modules, "stspec.__main__", raising=False)
+    # An import, not runpy: pytest's assertion rewriter (which claims every
+    # stspec module, as the distribution registers a pytest11 plugin) has no
+    # get_code() for runpy to call.
+    with pytest.raises(SystemExit) as caught:
+        importlib.import_module("stspec.__main__")
+    assert caught.value.code == 1
+    assert "LAYOUT-TRAILING" in capsys.readouterr().out

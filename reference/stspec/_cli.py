@@ -95,8 +95,8 @@ def _check_text(file: str, *, every: bool, quiet: bool) -> int:
         with read(file) as opened:
             if not quiet:
                 _out(
-                    f"{file}: valid ({len(opened.tensors)} tensors, "
-                    f"{opened.file_length} bytes)"
+                    f"{file}: valid ({_count(len(opened.tensors), 'tensor')}, "
+                    f"{_count(opened.file_length, 'byte')})"
                 )
             return VALID
     except SafetensorsError as exc:
@@ -185,11 +185,11 @@ def _description(
 
 
 def _table(file: str, opened: SafetensorsFile, layout: dict[str, int]) -> list[str]:
-    lines = [f"{file}: {len(opened.tensors)} tensors", ""]
+    lines = [f"{file}: {_count(len(opened.tensors), 'tensor')}", ""]
     if opened.metadata is None:
         lines.append("metadata: none")
     else:
-        lines.append(f"metadata: {len(opened.metadata)} keys")
+        lines.append(f"metadata: {_count(len(opened.metadata), 'key')}")
         lines += [
             f"  {_show(key)} = {_show(value, cut=True)}"
             for key, value in opened.metadata.items()
@@ -222,6 +222,10 @@ def _table(file: str, opened: SafetensorsFile, layout: dict[str, int]) -> list[s
         f"  data start 8+N       {layout['data_start']} (mod 8 = {mod8})",
         f"  buffer length        {layout['buffer_length']}",
     ]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _show(text: str, *, cut: bool = False) -> str:

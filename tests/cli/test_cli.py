@@ -237,7 +237,7 @@ def test_inspect_shows_tensors_metadata_and_layout(
     assert out.splitlines() == [
         f"{files['good']}: 2 tensors",
         "",
-        "metadata: 1 keys",
+        "metadata: 1 key",
         "  format = pt",
         "",
         "  name  dtype  shape   data_offsets  bytes",
@@ -277,6 +277,7 @@ def test_inspect_says_when_there_is_no_metadata(
     stspec.write(path, {})
     status, out, _ = run(capsys, "inspect", str(path))
     assert status == 0
+    assert out.startswith(f"{path}: 0 tensors\n")
     assert "metadata: none\n" in out
     assert "  padding (0x20)       6 bytes\n" in out
 

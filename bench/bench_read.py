@@ -15,9 +15,10 @@ import time
 from pathlib import Path
 
 import numpy as np
-import stspec
 from safetensors import safe_open
 from safetensors.numpy import save_file
+
+import stspec
 
 
 def _measure(functions: dict[str, object], repeat: int) -> dict[str, list[float]]:

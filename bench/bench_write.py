@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
-import stspec
 from safetensors.numpy import save_file
+
+import stspec
 from stspec.numpy import from_numpy
 
 if TYPE_CHECKING:

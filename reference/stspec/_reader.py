@@ -378,12 +378,9 @@ def _locate(prefix: _Prefix, parsed: Parsed, finding: Finding) -> SafetensorsErr
     if finding.at is not None:
         offset = finding.at
     else:
-        # The deepest recorded value on the finding's path (the path of a
-        # missing field ends at its entry).
-        path = finding.path
-        while path not in parsed.positions and len(path) > 1:
-            path = path[:-1]
-        offset = _byte_offset(prefix, parsed.positions[path])
+        # Positions are recorded down to shape and offset elements, the
+        # deepest values a finding names.
+        offset = _byte_offset(prefix, parsed.positions[finding.path])
     return SafetensorsError(
         finding.rule, offset, finding.msg, _named(parsed, finding.path)
     )

@@ -1,0 +1,127 @@
+"""The fast path never accepts what the strict path rejects, and read agrees
+with validate on every input."""
+
+from __future__ import annotations
+
+import json
+import struct
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import stspec
+from stspec._reader import _read_fast, _validate_buffer
+
+DTYPES = [dtype.name for dtype in stspec.DTYPES]
+
+
+@st.composite
+def valid_files(draw: st.DrawFn) -> bytes:
+    names = draw(st.lists(st.text(max_size=6), max_size=5, unique=True))
+    members: dict[str, object] = {}
+    if draw(st.booleans()):
+        members["__metadata__"] = draw(
+            st.dictionaries(st.text(max_size=4), st.text(max_size=4), max_size=3)
+        )
+    names = [name for name in names if name != "__metadata__"]
+    cursor = 0
+    for name in names:
+        dtype = draw(st.sampled_from(DTYPES))
+        bits = next(d.bits for d in stspec.DTYPES if d.name == dtype)
+        shape = draw(st.lists(st.integers(0, 4), max_size=3))
+        count = 1
+        for dim in shape:
+            count *= dim
+        if count * bits % 8:
+            shape = [*shape, 8]
+            count *= 8
+        size = count * bits // 8
+        members[name] = {
+            "dtype": dtype,
+            "shape": shape,
+            "data_offsets": [cursor, cursor + size],
+        }
+        cursor += size
+    items = list(members.items())
+    order = draw(st.permutations(range(len(items))))
+    header = json.dumps(
+        dict(items[i] for i in order),
+        separators=(",", ":"),
+        ensure_ascii=draw(st.booleans()),
+    )
+    raw = header.encode() + b" " * draw(st.integers(0, 7))
+    return struct.pack("<Q", len(raw)) + raw + bytes(cursor)
+
+
+@st.composite
+def mutated_files(draw: st.DrawFn) -> bytes:
+    data = bytearray(draw(valid_files()))
+    for _ in range(draw(st.integers(1, 3))):
+        kind = draw(st.sampled_from(["flip", "insert", "delete", "token"]))
+        position = draw(st.integers(0, len(data)))
+        if kind == "flip" and position < len(data):
+            data[position] = draw(st.integers(0, 255))
+        elif kind == "insert":
+            data[position:position] = draw(st.binary(min_size=1, max_size=3))
+        elif kind == "delete":
+            del data[position : position + draw(st.integers(1, 3))]
+        else:
+            token = draw(
+                st.sampled_from(
+                    [
+                        b"-0",
+                        b"-1",
+                        b"1.5",
+                        b"1e2",
+                        b"\\ud800",
+                        b'"a"',
+                        b",",
+                        b"null",
+                        b"18446744073709551616",
+                        b"[",
+                        b"{",
+                        b"NaN",
+                        b" ",
+                        b"\t",
+                    ]
+                )
+            )
+            data[position:position] = token
+    return bytes(data)
+
+
+def check_agreement(data: bytes) -> None:
+    errors, valid = _validate_buffer(memoryview(data))
+    assert (valid is None) == bool(errors)
+    fast = _read_fast(memoryview(data))
+    if fast is not None:
+        assert not errors, (
+            f"fast path accepted what the strict path rejects: {errors[0]}"
+        )
+        assert valid is not None
+        assert fast.metadata == valid.metadata
+        assert dict(fast.tensors) == dict(valid.tensors)
+    assert stspec.validate(data) == [] if valid else stspec.validate(data)
+    if errors:
+        with pytest.raises(stspec.SafetensorsError) as caught:
+            stspec.read(data)
+        assert (caught.value.rule, caught.value.offset) == (
+            errors[0].rule,
+            errors[0].offset,
+        )
+    else:
+        stspec.read(data).close()
+
+
+@settings(max_examples=200, deadline=None)
+@given(valid_files())
+def test_generated_valid_files_pass_both_paths(data: bytes) -> None:
+    assert stspec.validate(data) == []
+    check_agreement(data)
+
+
+@settings(max_examples=500, deadline=None)
+@given(mutated_files())
+def test_mutated_files_get_one_verdict(data: bytes) -> None:
+    check_agreement(data)

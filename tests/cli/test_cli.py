@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 import stspec
 from stspec import Tensor, serialize
 from stspec._cli import main

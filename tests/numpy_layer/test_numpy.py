@@ -6,6 +6,7 @@ import struct
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
 import stspec
 from stspec import SafetensorsError, Tensor, serialize
 

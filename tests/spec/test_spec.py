@@ -10,6 +10,7 @@ from pathlib import Path
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
+
 import stspec
 from stspec._dtypes import DTYPES
 from stspec._rules import RULES, RULES_BY_ID, U64_MAX

@@ -13,9 +13,10 @@ import struct
 from typing import TYPE_CHECKING, Any
 
 import pytest
-import stspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import stspec
 from stspec import Tensor, serialize
 
 if TYPE_CHECKING:

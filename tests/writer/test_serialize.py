@@ -6,9 +6,10 @@ import array
 import struct
 
 import pytest
-import stspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import stspec
 from stspec import DTYPES, MAX_HEADER_SIZE, SafetensorsError, Tensor, serialize
 
 F32_ONE_TWO = struct.pack("<2f", 1.0, 2.0)

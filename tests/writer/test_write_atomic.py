@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self
 
 import pytest
+
 import stspec
 from stspec import SafetensorsError, Tensor, serialize, write
 

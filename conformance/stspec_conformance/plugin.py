@@ -326,7 +326,7 @@ def _group_of(name: str) -> str:
     base = name.split("[", 1)[0]
     if base in VERDICT_FOR_TEST:
         return VERDICT_FOR_TEST[base]
-    if base.startswith("test_writer") or base.startswith("test_reference_written"):
+    if base.startswith("test_writer"):
         return "writer"
     if base.startswith("test_single_fault"):
         return "single-fault"

@@ -1,0 +1,97 @@
+"""The command line: ``python -m stspec_corpus COMMAND``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from stspec_corpus._generate import (
+    check,
+    default_dir,
+    expected_of,
+    generate,
+    materialise,
+)
+from stspec_corpus._lint import (
+    committed_size,
+    coverage,
+    coverage_gaps,
+    coverage_table,
+    lint,
+)
+from stspec_corpus._registry import all_cases
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m stspec_corpus",
+        description="Generate, check and lint the safetensors-spec corpus.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    gen = sub.add_parser(
+        "generate", help="write files/, manifest.json, manifest.schema.json"
+    )
+    gen.add_argument("--out", type=Path, default=None, help="target (default: corpus/)")
+    chk = sub.add_parser("check", help="compare the corpus with a fresh generation")
+    chk.add_argument("--dir", type=Path, default=None, help="corpus (default: corpus/)")
+    sub.add_parser("coverage", help="print the rule-coverage table; exit 1 on a gap")
+    lnt = sub.add_parser("lint", help="every corpus check, without pytest")
+    lnt.add_argument("--dir", type=Path, default=None, help="corpus (default: corpus/)")
+    lnt.add_argument(
+        "--no-recipes", action="store_true", help="skip materialising recipes"
+    )
+    mat = sub.add_parser("materialise", help="write one case (recipes too) into DIR")
+    mat.add_argument("case_id", metavar="ID")
+    mat.add_argument("directory", metavar="DIR", type=Path)
+    exp = sub.add_parser(
+        "expected", help="print a case's full expected content as JSON"
+    )
+    exp.add_argument("case_id", metavar="ID")
+    return parser
+
+
+def _report(problems: list[str], ok: str) -> int:
+    for problem in problems:
+        print(problem)  # noqa: T201
+    if problems:
+        print(f"{len(problems)} problem(s)", file=sys.stderr)  # noqa: T201
+        return 1
+    print(ok)  # noqa: T201
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:  # noqa: PLR0911 - one per command
+    """Run one command; return the exit status."""
+    args = _parser().parse_args(argv)
+    if args.command == "generate":
+        root = generate(args.out)
+        cases = all_cases()
+        print(  # noqa: T201
+            f"wrote {sum(c.data is not None for c in cases)} files and "
+            f"{len(cases)} manifest entries to {root} ({committed_size(root):,} bytes)"
+        )
+        return 0
+    if args.command == "check":
+        return _report(check(args.dir), "the corpus equals a fresh generation")
+    if args.command == "coverage":
+        rows = coverage()
+        print(coverage_table(rows))  # noqa: T201
+        return 1 if coverage_gaps(rows) else 0
+    if args.command == "lint":
+        root = args.dir if args.dir is not None else default_dir()
+        return _report(lint(root, recipes=not args.no_recipes), "lint: no problems")
+    if args.command == "materialise":
+        try:
+            print(materialise(args.case_id, args.directory))  # noqa: T201
+        except KeyError as exc:
+            print(exc.args[0], file=sys.stderr)  # noqa: T201
+            return 2
+        return 0
+    try:
+        print(json.dumps(expected_of(args.case_id), indent=1, sort_keys=True))  # noqa: T201
+    except KeyError as exc:
+        print(exc.args[0], file=sys.stderr)  # noqa: T201
+        return 2
+    return 0

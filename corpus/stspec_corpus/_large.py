@@ -1,0 +1,231 @@
+"""Cases too large to commit (recipes), and examples from the format's docs."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Final
+
+from stspec._rules import MAX_HEADER_SIZE
+from stspec_corpus._model import (
+    Case,
+    Expected,
+    ExpectedTensor,
+    Recipe,
+    T,
+    assemble,
+    bug,
+    build,
+    entry,
+    example,
+    make,
+    obj,
+    tensor,
+)
+from stspec_corpus._recipes import HASH_LIMIT, Params, run, tensor_names
+from stspec_corpus._values import f16
+
+# sha256 of 2^32 zero bytes (checked by tests/corpus: hashing it takes seconds).
+SHA256_ZEROS_2POW32: Final = (
+    "8479e43911dc45e89f934fe48d01297e16f51d17aa561d4d1c216b1ae0fcddca"
+)
+
+
+def recipe(name: str, params: Params) -> Recipe:
+    """Describe a recipe case: run it once for its size (and sha256 if cheap)."""
+    output = run(name, params)
+    sha = output.sha256() if output.size <= HASH_LIMIT else None
+    return Recipe(name, dict(params), output.size, sha)
+
+
+def _recipes() -> list[Case]:
+    tail = tensor("tail", "U8", [8], [1, 2, 3, 4, 5, 6, 7, 8])
+    big = 2**32
+    header_4g = obj(
+        [
+            ("zeros", entry("U8", [big], 0, big)),
+            ("tail", entry("U8", [8], big, big + 8)),
+        ]
+    )
+    expected_4g = Expected(
+        None,
+        {
+            "zeros": ExpectedTensor("U8", (big,), big, SHA256_ZEROS_2POW32),
+            "tail": tail.expected(),
+        },
+    )
+    count = 50_000
+    names = tensor_names(count)
+    many = Expected(
+        None,
+        {
+            name: T(name, "U8", (1,), bytes([i % 256]), (i % 256,)).expected()
+            for i, name in enumerate(names)
+        },
+    )
+    return [
+        make(
+            "y_prefix_header_at_limit",
+            ["HEADER-LIMIT"],
+            "N = 100,000,000 exactly (the limit is allowed): {} and 0x20 padding",
+            recipe=recipe("padded-header", {"header": "{}", "length": MAX_HEADER_SIZE}),
+            expected=Expected(None, {}),
+            tags=["security"],
+        ),
+        make(
+            "n_prefix_header_over_limit",
+            ["HEADER-LIMIT"],
+            "N = 100,000,001 with all header bytes present ({} and 0x20 padding)",
+            recipe=recipe(
+                "padded-header", {"header": "{}", "length": MAX_HEADER_SIZE + 1}
+            ),
+            tags=["security"],
+        ),
+        make(
+            "y_layout_offsets_beyond_4gib",
+            ["LAYOUT-BOUNDS", "NUM-RANGE"],
+            "a 2^32-byte zero tensor, then U8[8] 1..8 at [2^32,2^32+8] (sparse file)",
+            recipe=recipe(
+                "sparse",
+                {
+                    "header": header_4g,
+                    "buffer_length": big + 8,
+                    "tail": tail.data.hex(),
+                },
+            ),
+            expected=expected_4g,
+            tags=["security"],
+        ),
+        make(
+            "y_layout_50000_tensors",
+            ["LAYOUT-HOLE", "LAYOUT-OVERLAP"],
+            "50,000 U8[1] tensors t00000..t49999, tensor i holding i % 256",
+            recipe=recipe("many-tensors", {"count": count}),
+            expected=many,
+            dtypes=["U8"],
+        ),
+        make(
+            "n_layout_100000_overlapping_tensors",
+            ["LAYOUT-OVERLAP"],
+            "100,000 U8[1] tensors that all claim [0,1] of a 1-byte buffer",
+            recipe=recipe("many-tensors", {"count": 100_000, "overlap": True}),
+            tags=["security"],
+            dtypes=["U8"],
+            provenance=bug(
+                "huggingface/safetensors attacks/safetensors_abuse_attempt_3.py"
+            ),
+        ),
+    ]
+
+
+_DOC: Final = "safetensors format notes (seed), Header JSON Example"
+_README: Final = "huggingface/safetensors README, Format"
+
+
+def _examples() -> list[Case]:
+    meta = {
+        "format": "pt",
+        "author": "huggingface",
+        "description": "Example model weights",
+    }
+    doc_header = (
+        '{\n  "__metadata__": {\n    "format": "pt",\n    "author": "huggingface",\n'
+        '    "description": "Example model weights"\n  },\n'
+        '  "model.embed.weight": {\n    "dtype": "F16",\n    "shape": [50257, 768],\n'
+        '    "data_offsets": [0, 77194752]\n  },\n'
+        '  "model.layer.0.attn.weight": {\n    "dtype": "F16",\n'
+        '    "shape": [768, 768],\n'
+        '    "data_offsets": [77194752, 78373888]\n  },\n'
+        '  "model.layer.0.attn.bias": {\n    "dtype": "F16",\n    "shape": [768],\n'
+        '    "data_offsets": [78373888, 78375424]\n  }\n}'
+    )
+    first = tensor(
+        "TENSOR_NAME", "F16", [1, 16, 256], [f16((i % 2048) / 32) for i in range(4096)]
+    )
+    second = tensor("NEXT_TENSOR_NAME", "F16", [2], [0.5, -1.0])
+    readme = (
+        '{"TENSOR_NAME": {"dtype": "F16", "shape": [1, 16, 256], '
+        '"data_offsets": [0, 8192]}, '
+        '"NEXT_TENSOR_NAME": {"dtype": "F16", "shape": [2], '
+        '"data_offsets": [8192, 8196]}}'
+    )
+    worked = build([tensor("a", "F16", [2], [1.0, -2.0])], {"k": "v"})
+    f4 = build([tensor("a", "F4", [4], [1.0, -0.5, 6.0, 0.0])])
+    f6 = build([tensor("a", "F6_E3M2", [4], [1.0, -0.0625, 28.0, -3.0])])
+    return [
+        make(
+            "y_example_spec_worked_example",
+            ["HEADER-PADDING", "META-STRING"],
+            'the spec\'s worked example: F16 a = [1.0, -2.0], metadata {"k": "v"}',
+            data=worked.data,
+            expected=worked.expected,
+            provenance=example("spec/SPEC.md section 2.1"),
+        ),
+        make(
+            "y_example_spec_f4_packing",
+            ["SIZE-BITS"],
+            "the spec's F4 packing example: [1.0, -0.5, 6.0, 0.0] stored as 92 07",
+            data=f4.data,
+            expected=f4.expected,
+            provenance=example("spec/SPEC.md section 6.2"),
+        ),
+        make(
+            "y_example_spec_f6_packing",
+            ["SIZE-BITS"],
+            "four F6_E3M2 codes packed into 3 bytes by the formula of the spec's 6.2",
+            data=f6.data,
+            expected=f6.expected,
+            provenance=example("spec/SPEC.md section 6.2"),
+        ),
+        make(
+            "n_example_format_notes_size_mismatch",
+            ["SIZE-MATCH"],
+            "the format notes' example header: attn.weight F16[768,768] spans "
+            "1,179,136 bytes, not 1,179,648 (78 MB sparse buffer)",
+            recipe=recipe(
+                "sparse",
+                {"header": doc_header, "buffer_length": 78_375_424, "tail": ""},
+            ),
+            provenance=example(_DOC),
+            dtypes=["F16"],
+        ),
+        make(
+            "y_example_readme_header",
+            ["JSON-SYNTAX", "HEADER-PADDING"],
+            "the README's header form with its spacing: F16[1,16,256] TENSOR_NAME "
+            "and NEXT_TENSOR_NAME",
+            data=assemble(readme, first.data + second.data),
+            expected=Expected(None, {t.name: t.expected() for t in (first, second)}),
+            provenance=example(_README),
+        ),
+        make(
+            "y_example_writer_empty",
+            ["HEADER-PADDING", "LAYOUT-TRAILING"],
+            "what the reference writer emits for no tensors: N = 8, {} and 6 spaces",
+            data=build([]).data,
+            expected=Expected(None, {}),
+            provenance=example("huggingface/safetensors tensor.rs test_empty"),
+        ),
+        make(
+            "y_example_readme_metadata",
+            ["META-STRING"],
+            "a string-to-string __metadata__ map beside a tensor (the notes' keys)",
+            data=build([second], meta).data,
+            expected=Expected(meta, {second.name: second.expected()}),
+            provenance=example(_DOC),
+        ),
+    ]
+
+
+def cases() -> list[Case]:
+    """Return the recipe and example cases."""
+    return [*_recipes(), *_examples()]
+
+
+def sha256_of_zeros(size: int) -> str:
+    """Hash ``size`` zero bytes in chunks (the tests check the constant above)."""
+    digest = hashlib.sha256()
+    chunk = bytes(1 << 24)
+    while size > 0:
+        digest.update(chunk[: min(size, len(chunk))])
+        size -= len(chunk)
+    return digest.hexdigest()

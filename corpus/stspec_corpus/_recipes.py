@@ -1,0 +1,143 @@
+"""Recipes: cases too large to commit, described by parameters, built on demand.
+
+A recipe turns its JSON parameters into *segments*: ``(offset, bytes)`` pairs
+that are written into a file of a given size; everything between segments is
+zero.  Materialising seeks over the zero runs, so on file systems with sparse
+files (ext4, xfs, btrfs, APFS, NTFS) a 4 GiB case costs a few kilobytes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from stspec_corpus._model import assemble, entry, obj
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+_ZERO_CHUNK: Final = 1 << 22
+# sha256 is computed only for outputs up to this size: hashing more costs seconds.
+HASH_LIMIT: Final = 256 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """What a recipe produces: non-zero segments inside a file of ``size`` bytes."""
+
+    segments: tuple[tuple[int, bytes], ...]
+    size: int
+
+    def chunks(self) -> Iterator[bytes]:
+        """Yield the file's bytes in order, zero runs included."""
+        cursor = 0
+        for offset, data in self.segments:
+            yield from _zeros(offset - cursor)
+            yield data
+            cursor = offset + len(data)
+        yield from _zeros(self.size - cursor)
+
+    def sha256(self) -> str:
+        """Return the sha256 of the whole file."""
+        digest = hashlib.sha256()
+        for chunk in self.chunks():
+            digest.update(chunk)
+        return digest.hexdigest()
+
+    def write(self, path: Path) -> None:
+        """Write the file, leaving the zero runs as holes where possible."""
+        with path.open("wb") as handle:
+            for offset, data in self.segments:
+                handle.seek(offset)
+                handle.write(data)
+            handle.truncate(self.size)
+
+
+def _zeros(count: int) -> Iterator[bytes]:
+    if count < 0:
+        raise ValueError("recipe segments overlap or are out of order")
+    chunk = bytes(min(count, _ZERO_CHUNK))
+    while count > 0:
+        yield chunk[: min(count, _ZERO_CHUNK)]
+        count -= _ZERO_CHUNK
+
+
+Params = Mapping[str, object]
+
+
+def _int(params: Params, key: str) -> int:
+    value = params[key]
+    if not isinstance(value, int):
+        raise TypeError(f"recipe parameter {key!r} must be an integer")
+    return value
+
+
+def _str(params: Params, key: str) -> str:
+    value = params[key]
+    if not isinstance(value, str):
+        raise TypeError(f"recipe parameter {key!r} must be a string")
+    return value
+
+
+def padded_header(params: Params) -> Output:
+    """N = ``length``; the header ``header`` followed by 0x20 up to N bytes.
+
+    Params: header (text), length (N, the value written and the bytes present).
+    """
+    header = _str(params, "header").encode()
+    length = _int(params, "length")
+    data = length.to_bytes(8, "little") + header + b" " * (length - len(header))
+    return Output(((0, data),), len(data))
+
+
+def sparse(params: Params) -> Output:
+    """Return a header (padded to 8) and a buffer of ``buffer_length`` zero bytes.
+
+    Params: header (text), buffer_length, tail (hex of bytes that end the
+    buffer; the rest of the buffer is zero).
+    """
+    head = assemble(_str(params, "header"))
+    tail = bytes.fromhex(_str(params, "tail"))
+    size = len(head) + _int(params, "buffer_length")
+    segments = [(0, head)]
+    if tail:
+        segments.append((size - len(tail), tail))
+    return Output(tuple(segments), size)
+
+
+def tensor_names(count: int) -> list[str]:
+    """Return the names of the many-tensors recipes: t00000, t00001, ..."""
+    width = len(str(count - 1))
+    return [f"t{i:0{width}d}" for i in range(count)]
+
+
+def many_tensors(params: Params) -> Output:
+    """``count`` U8[1] tensors t00000.. in order, tensor i holding i % 256.
+
+    Params: count, overlap (true: every tensor claims [0,1] of a 1-byte buffer).
+    """
+    count = _int(params, "count")
+    overlap = bool(params.get("overlap", False))
+    names = tensor_names(count)
+    if overlap:
+        members = [(name, entry("U8", [1], 0, 1)) for name in names]
+        buffer = b"\x00"
+    else:
+        members = [(name, entry("U8", [1], i, i + 1)) for i, name in enumerate(names)]
+        buffer = bytes(i % 256 for i in range(count))
+    data = assemble(obj(members), buffer)
+    return Output(((0, data),), len(data))
+
+
+RECIPES: Final[dict[str, Callable[[Params], Output]]] = {
+    "padded-header": padded_header,
+    "sparse": sparse,
+    "many-tensors": many_tensors,
+}
+
+
+def run(name: str, params: Params) -> Output:
+    """Run the named recipe."""
+    return RECIPES[name](params)

@@ -1,0 +1,110 @@
+"""Every case agrees with the strict reference reader (verdict, rules, content)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+import stspec
+import stspec_corpus
+from stspec_corpus import _lint
+from stspec_corpus._large import SHA256_ZEROS_2POW32, sha256_of_zeros
+from stspec_corpus._manifest import canonical_json
+from stspec_corpus._model import Case
+from stspec_corpus._recipes import run
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+FILE_CASES = [case for case in stspec_corpus.all_cases() if case.data is not None]
+RECIPE_CASES = [case for case in stspec_corpus.all_cases() if case.recipe is not None]
+
+
+@pytest.mark.parametrize("case", FILE_CASES, ids=lambda case: case.id)
+def test_file_case_agrees_with_reference(case: Case) -> None:
+    assert _lint.lint_case(case, CORPUS / "files" / f"{case.id}.safetensors") == []
+
+
+@pytest.mark.parametrize("case", RECIPE_CASES, ids=lambda case: case.id)
+def test_recipe_case_materialises_and_agrees(case: Case, tmp_path: Path) -> None:
+    path = stspec_corpus.materialise(case.id, tmp_path)
+    assert path == tmp_path / f"{case.id}.safetensors"
+    assert path.stat().st_size == case.size
+    if case.sha256 is not None:
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 22), b""):
+                digest.update(chunk)
+        assert digest.hexdigest() == case.sha256
+    assert _lint.lint_case(case, path) == []
+
+
+def test_unhashed_recipes_are_deterministic() -> None:
+    # Recipes with a sha256 are checked against it above; the rest run twice.
+    for case in RECIPE_CASES:
+        if case.sha256 is None:
+            assert case.recipe is not None
+            first = run(case.recipe.name, case.recipe.params)
+            assert first == run(case.recipe.name, case.recipe.params), case.id
+            assert first.size == case.size
+
+
+def test_sparse_recipe_costs_no_disk(tmp_path: Path) -> None:
+    path = stspec_corpus.materialise("y_layout_offsets_beyond_4gib", tmp_path)
+    assert path.stat().st_size > 2**32
+    allocated = getattr(path.stat(), "st_blocks", 0) * 512
+    assert allocated < 1 << 20
+    with stspec.read(path) as loaded:
+        assert loaded.tensors["tail"].begin == 2**32
+        assert bytes(loaded.tensor_bytes("tail")) == bytes(range(1, 9))
+
+
+def test_sha256_of_2pow32_zero_bytes() -> None:
+    assert sha256_of_zeros(2**32) == SHA256_ZEROS_2POW32
+
+
+def test_materialise_writes_file_cases_too(tmp_path: Path) -> None:
+    path = stspec_corpus.materialise("n_layout_hole_between_tensors", tmp_path / "sub")
+    committed = CORPUS / "files" / "n_layout_hole_between_tensors.safetensors"
+    assert path.read_bytes() == committed.read_bytes()
+    with pytest.raises(KeyError):
+        stspec_corpus.materialise("n_no_such_case", tmp_path)
+
+
+def test_summarised_expectation_is_recoverable() -> None:
+    data = json.loads((CORPUS / "manifest.json").read_text("utf-8"))
+    entry = next(e for e in data["cases"] if e["id"] == "y_layout_50000_tensors")
+    full = stspec_corpus.expected_of("y_layout_50000_tensors")
+    assert full is not None
+    tensors = full["tensors"]
+    assert isinstance(tensors, dict)
+    assert len(tensors) == entry["expected"]["tensor_count"] == 50_000
+    digest = hashlib.sha256(canonical_json(tensors).encode()).hexdigest()
+    assert digest == entry["expected"]["tensors_sha256"]
+    assert stspec_corpus.expected_of("n_layout_hole_between_tensors") is None
+
+
+def test_lint_reports_a_disagreement(tmp_path: Path) -> None:
+    case = stspec_corpus.case_by_id("n_layout_hole_between_tensors")
+    wrong = Case(case.id, ("LAYOUT-OVERLAP",), case.description, case.tags, case.data)
+    path = stspec_corpus.materialise(case.id, tmp_path)
+    (problem,) = _lint.lint_case(wrong, path)
+    assert "validate reports ['LAYOUT-HOLE']" in problem
+    valid = stspec_corpus.case_by_id("y_dtype_f32_values")
+    assert valid.expected is not None
+    tensor = valid.expected.tensors["t"]
+    changed = type(tensor)(
+        tensor.dtype, tensor.shape, tensor.nbytes, tensor.sha256, ("1.0",) * 11
+    )
+    broken = Case(
+        valid.id,
+        valid.rules,
+        valid.description,
+        valid.tags,
+        valid.data,
+        expected=type(valid.expected)(None, {"t": changed}),
+    )
+    path = stspec_corpus.materialise(valid.id, tmp_path)
+    (problem,) = _lint.lint_case(broken, path)
+    assert "values decode to" in problem

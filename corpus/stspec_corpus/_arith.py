@@ -52,14 +52,10 @@ def cases() -> list[Case]:
         )
     )
     zero: list[tuple[str, list[int], str]] = [
-        ("zero_first", [0, _M, _M], "0 first, then two dimensions of 2^64-1"),
-        (
-            "zero_last",
-            [_M, _M, 0],
-            "two dimensions of 2^64-1, then 0 (left folds overflow)",
-        ),
-        ("zero_between", [_M, 0, _M], "2^64-1, 0, 2^64-1"),
-        ("zero_beside_2pow32", [2**32, 2**32, 0], "2^32, 2^32, 0"),
+        ("zero_first", [0, _M, _M], "F64[0, M, M]: the zero comes first"),
+        ("zero_last", [_M, _M, 0], "F64[M, M, 0]: a left fold overflows first"),
+        ("zero_between", [_M, 0, _M], "F64[M, 0, M]: the zero sits between"),
+        ("zero_beside_2pow32", [2**32, 2**32, 0], "F64[2^32, 2^32, 0]"),
     ]
     for fault, shape, what in zero:
         t = T("a", "F64", tuple(shape), b"", ())
@@ -67,7 +63,7 @@ def cases() -> list[Case]:
             make(
                 f"y_arith_{fault}",
                 ["SIZE-OVERFLOW", "NUM-RANGE"],
-                f"F64{shape}: {what}; any zero dimension makes the tensor empty",
+                f"{what} (M = 2^64-1): a zero dimension makes the tensor empty",
                 data=_file("F64", shape),
                 expected=Expected(None, {"a": t.expected()}),
                 tags=["security"],

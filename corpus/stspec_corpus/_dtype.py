@@ -14,6 +14,7 @@ from stspec_corpus._model import (
     entry,
     make,
     obj,
+    raw,
     tensor,
 )
 from stspec_corpus._values import Value, f16, f32
@@ -209,6 +210,30 @@ def _each_dtype() -> list[Case]:
     return out
 
 
+def _raw_values() -> list[Case]:
+    flag = raw("b", "BOOL", [3], b"\x00\x01\x02")
+    flags = build([flag])
+    payloads = tensor("n", "F32", [2], [_NAN, _NAN])
+    nan_bytes = bytes.fromhex("0000a07f0100c0ff")  # a signalling NaN, a payload
+    odd = build([T("n", "F32", (2,), nan_bytes, payloads.values)])
+    return [
+        make(
+            "y_dtype_bool_byte_2",
+            ["DTYPE-NAME", "SIZE-MATCH"],
+            "BOOL[3] holding the bytes 00 01 02: element values are never checked",
+            data=flags.data,
+            expected=flags.expected,
+        ),
+        make(
+            "y_dtype_f32_nan_payloads",
+            ["DTYPE-NAME", "SIZE-MATCH"],
+            "F32[2]: a signalling NaN 7FA00000 and a negative NaN FFC00001 (payload 1)",
+            data=odd.data,
+            expected=odd.expected,
+        ),
+    ]
+
+
 def _names() -> list[Case]:
     bad: list[tuple[str, str, str]] = [
         ("unknown_f128", '"F128"', '"F128" (in no version)'),
@@ -323,4 +348,4 @@ def _sub_byte() -> list[Case]:
 
 def cases() -> list[Case]:
     """Return the family's cases."""
-    return [*_each_dtype(), *_names(), *_sub_byte()]
+    return [*_each_dtype(), *_raw_values(), *_names(), *_sub_byte()]

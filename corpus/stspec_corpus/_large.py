@@ -179,8 +179,8 @@ def _examples() -> list[Case]:
         make(
             "n_example_format_notes_size_mismatch",
             ["SIZE-MATCH"],
-            "the format notes' example header: attn.weight F16[768,768] spans "
-            "1,179,136 bytes, not 1,179,648 (78 MB sparse buffer)",
+            "the format notes' example: attn.weight F16[768,768] spans 1,179,136 "
+            "bytes, not 1,179,648",
             recipe=recipe(
                 "sparse",
                 {"header": doc_header, "buffer_length": 78_375_424, "tail": ""},

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 MIN_CASES: Final = 200
 MAX_COMMITTED: Final = 5 * 1024 * 1024
+MAX_DESCRIPTION: Final = 100
 READER_RULES: Final = tuple(rule for rule in RULES if rule.scope == "reader")
 
 
@@ -196,7 +197,7 @@ def _file_problems(root: Path, case_id: str, entry: dict[str, object]) -> list[s
 
 
 def lint_totals(directory: Path | None = None) -> list[str]:
-    """Check the totals: 200+ cases, under 5 MB, no two files alike."""
+    """Check totals (200+ cases, < 5 MB) and that no two files or descriptions agree."""
     root = default_dir() if directory is None else directory
     _, entries = _load(root)
     problems = []
@@ -208,6 +209,14 @@ def lint_totals(directory: Path | None = None) -> list[str]:
         problems.append(
             f"the committed corpus is {total:,} bytes, limit {MAX_COMMITTED:,}"
         )
+    described: dict[str, str] = {}
+    for entry in entries:
+        text = str(entry["description"])
+        if text in described:
+            problems.append(f"{entry['id']}: same description as {described[text]}")
+        described[text] = str(entry["id"])
+        if len(text) > MAX_DESCRIPTION or "should" in text.lower():
+            problems.append(f"{entry['id']}: description too long or says 'should'")
     digests: dict[str, str] = {}
     for entry in entries:
         sha = entry.get("sha256")

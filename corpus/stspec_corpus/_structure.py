@@ -215,14 +215,14 @@ def _entries() -> list[Case]:
         (
             "depth_64",
             '"x":' + "[" * 62 + "]" * 62 + ",",
-            "an extra field nested 62 arrays deep: 64 levels, the deepest allowed",
+            "an extra field of 62 nested arrays (64 levels, the most allowed)",
         ),
     ]
     out += [
         make(
             f"i_structure_unknown_field_{fault}",
             ["ENTRY-UNKNOWN"],
-            f"{what} in the tensor entry (readers may ignore it)",
+            f"{what} in the tensor entry",
             data=_file(
                 '{"a":{' + field + '"dtype":"F32","shape":[1],"data_offsets":[0,4]}}'
             ),

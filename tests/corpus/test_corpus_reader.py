@@ -108,3 +108,28 @@ def test_lint_reports_a_disagreement(tmp_path: Path) -> None:
     path = stspec_corpus.materialise(valid.id, tmp_path)
     (problem,) = _lint.lint_case(broken, path)
     assert "values decode to" in problem
+
+
+def test_manifest_expectations_match_the_reference() -> None:
+    """The manifest's own JSON (not the generator's model) against stspec.read."""
+    data = json.loads((CORPUS / "manifest.json").read_text("utf-8"))
+    checked = 0
+    for entry in data["cases"]:
+        if entry["verdict"] != "valid" or "file" not in entry:
+            continue
+        expected = entry["expected"]
+        with stspec.read(CORPUS / entry["file"]) as loaded:
+            assert loaded.metadata == expected["metadata"], entry["id"]
+            assert set(loaded.tensors) == set(expected["tensors"]), entry["id"]
+            for name, want in expected["tensors"].items():
+                info = loaded.tensors[name]
+                got = bytes(loaded.tensor_bytes(name))
+                assert info.dtype == want["dtype"], (entry["id"], name)
+                assert list(info.shape) == want["shape"], (entry["id"], name)
+                assert len(got) == info.nbytes == want["nbytes"], (entry["id"], name)
+                assert hashlib.sha256(got).hexdigest() == want["sha256"], (
+                    entry["id"],
+                    name,
+                )
+        checked += 1
+    assert checked >= 80

@@ -43,7 +43,9 @@ class SafetensorsError(ValueError):
         self.offset = offset
         self.msg = msg
         self.path = path
-        super().__init__(str(self))
+        # The message is rendered on demand: validate() may build a hundred
+        # thousand of these for one hostile header.
+        super().__init__(rule, offset, msg, path)
 
     def __str__(self) -> str:
         where = "before writing" if self.offset is None else f"at byte {self.offset}"

@@ -28,6 +28,16 @@ _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 # The C string scanner behind json; typeshed does not declare it.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _LITERALS: Final = {"true": True, "false": False, "null": None}
+# A tensor entry exactly as canonical writers emit it.  Matching it in one go
+# keeps the strict path fast on large headers; anything else (whitespace,
+# escapes, other field orders, long numbers) takes the general path, which
+# accepts the same entries.
+_INT: Final = r"(?:0|[1-9][0-9]{0,19})"
+_CANONICAL_ENTRY: Final = re.compile(
+    rf'\{{"dtype":"(?P<dtype>[^"\\\x00-\x1f]*)",'
+    rf'"shape":\[(?P<shape>(?:{_INT}(?:,{_INT})*)?)\],'
+    rf'"data_offsets":\[(?P<begin>{_INT}),(?P<end>{_INT})\]\}}'
+)
 # Positions are recorded for values this deep: the top-level members (1), the
 # fields of an entry or metadata values (2) and the elements of shape and
 # data_offsets (3).  Nothing deeper is ever reported.
@@ -166,19 +176,7 @@ class _Parser:
                 first = False
                 continue
             if not first:
-                if char != ",":
-                    raise self.stop(
-                        "JSON-SYNTAX",
-                        pos,
-                        f"unexpected {char!r}, expected ',' or {closer!r}",
-                    )
-                pos = self.ws(pos + 1)
-                if text[pos : pos + 1] == closer:
-                    raise self.stop(
-                        "JSON-SYNTAX",
-                        pos,
-                        f"trailing comma before {closer!r}, expected a value",
-                    )
+                pos = self.separator(pos, closer)
             first = False
             key = None
             if seen is None:
@@ -188,6 +186,12 @@ class _Parser:
             if len(child_path) <= _RECORDED_DEPTH:
                 self.result.positions.setdefault(child_path, pos)
             char = text[pos : pos + 1]
+            if char == "{" and not path:
+                entry = _CANONICAL_ENTRY.match(text, pos)
+                if entry is not None:
+                    _attach(container, key, self.canonical_entry(entry, child_path))
+                    pos = entry.end()
+                    continue
             if char in ("{", "["):
                 if len(stack) >= MAX_DEPTH:
                     raise self.stop(
@@ -202,6 +206,44 @@ class _Parser:
             pos, value = self.scalar(pos, child_path)
             _attach(container, key, value)
         return pos
+
+    def separator(self, pos: int, closer: str) -> int:
+        """Step over the ',' between two values; return the next value's start."""
+        text = self.text
+        char = text[pos : pos + 1]
+        if char != ",":
+            raise self.stop(
+                "JSON-SYNTAX", pos, f"unexpected {char!r}, expected ',' or {closer!r}"
+            )
+        pos = self.ws(pos + 1)
+        if text[pos : pos + 1] == closer:
+            raise self.stop(
+                "JSON-SYNTAX",
+                pos,
+                f"trailing comma before {closer!r}, expected a value",
+            )
+        return pos
+
+    def canonical_entry(self, entry: re.Match[str], path: Path) -> dict[str, object]:
+        """Build a matched canonical entry and record its positions."""
+        positions = self.result.positions
+        positions[(*path, "dtype")] = entry.start("dtype") - 1
+        positions[(*path, "shape")] = entry.start("shape") - 1
+        shape: list[int] = []
+        if entry.group("shape"):
+            position = entry.start("shape")
+            for index, digits in enumerate(entry.group("shape").split(",")):
+                positions[(*path, "shape", index)] = position
+                shape.append(int(digits))
+                position += len(digits) + 1
+        positions[(*path, "data_offsets")] = entry.start("begin") - 1
+        positions[(*path, "data_offsets", 0)] = entry.start("begin")
+        positions[(*path, "data_offsets", 1)] = entry.start("end")
+        return {
+            "dtype": entry.group("dtype"),
+            "shape": shape,
+            "data_offsets": [int(entry.group("begin")), int(entry.group("end"))],
+        }
 
     def member_name(
         self, pos: int, path: Path, seen: set[str]

@@ -18,6 +18,7 @@ from stspec._layout import check_layout
 from stspec._rules import MAX_HEADER_SIZE
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from types import TracebackType
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview
@@ -286,16 +287,22 @@ def _byte_offset(prefix: _Prefix, position: int) -> int:
 # 3. JSON: a fast path for clean headers, the strict parser for everything --
 
 
-def _read_fast(buffer: memoryview) -> _Valid | None:
+@contextlib.contextmanager
+def _collector_paused() -> Iterator[None]:
     # A large header becomes a million short-lived objects; pausing the cyclic
     # collector while they live halves the time, and none of them is cyclic.
     collecting = gc.isenabled()
     gc.disable()
     try:
-        return _read_fast_unmanaged(buffer)
+        yield
     finally:
         if collecting:
             gc.enable()
+
+
+def _read_fast(buffer: memoryview) -> _Valid | None:
+    with _collector_paused():
+        return _read_fast_unmanaged(buffer)
 
 
 def _read_fast_unmanaged(buffer: memoryview) -> _Valid | None:
@@ -329,6 +336,13 @@ def _suspicious(text: str) -> bool:
 
 
 def _validate_buffer(
+    buffer: memoryview,
+) -> tuple[list[SafetensorsError], _Valid | None]:
+    with _collector_paused():
+        return _validate_unmanaged(buffer)
+
+
+def _validate_unmanaged(
     buffer: memoryview,
 ) -> tuple[list[SafetensorsError], _Valid | None]:
     """Run the authoritative pipeline and collect every violation it reaches.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import mmap
 import pickle
 from typing import TYPE_CHECKING
@@ -228,3 +229,15 @@ def test_verdicts_follow_rule_levels() -> None:
 
 def test_public_names_are_exactly_all() -> None:
     assert sorted(dir(stspec)) == sorted([*stspec.__all__, "__version__"])
+
+
+def test_reading_leaves_a_paused_collector_paused() -> None:
+    gc.disable()
+    try:
+        stspec.read(U8_PAIR).close()
+        assert stspec.validate(file_of(b"{}x")) != []
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    stspec.read(U8_PAIR).close()
+    assert gc.isenabled()

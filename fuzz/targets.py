@@ -41,6 +41,7 @@ HF_DEVIATIONS: Final = frozenset(
 DIFFERENTIAL_TIMEOUT: Final = 10.0  # seconds, for cmd: implementations only
 
 RawTensors = dict[str, tuple[str, tuple[int, ...], bytes]]
+Request = dict[str, tuple[str, list[object], bytes | bytearray | memoryview]]
 T = TypeVar("T")
 
 
@@ -303,15 +304,14 @@ class _Cursor:
         return _ALPHABET[code % len(_ALPHABET)]
 
 
-def decode_request(
-    data: bytes,
-) -> tuple[dict[str, tuple[str, list[object], bytes]], dict[str, str] | None]:
+def decode_request(data: bytes) -> tuple[Request, dict[str, str] | None]:
     """Turn fuzzer bytes into a write request: (tensors, metadata).
 
     The request is usually valid; names and strings may hold lone surrogates or
     be ``__metadata__``, dtypes may be unknown, dimensions negative, huge,
     boolean or float, and data may be a byte short, so that every refusal of
-    the writer is reachable.
+    the writer is reachable.  Data comes as bytes, a bytearray or a strided
+    memoryview (which the writer must copy in logical order).
     """
     cursor = _Cursor(data)
     mode = cursor.byte() % 4
@@ -320,7 +320,7 @@ def decode_request(
         for _ in range(1 + cursor.byte() % 4):
             key = cursor.text()
             metadata[key] = cursor.text()
-    tensors: dict[str, tuple[str, list[object], bytes]] = {}
+    tensors: Request = {}
     for _ in range(cursor.byte() % 6):
         name = cursor.text()
         code = cursor.byte()
@@ -333,8 +333,19 @@ def decode_request(
         size = 0 if size is None or size > _MAX_TENSOR else size
         if size and cursor.byte() == 255:
             size -= 1
-        tensors[name] = (dtype, shape, cursor.take(size))
+        tensors[name] = (dtype, shape, _buffer(cursor.take(size), cursor.byte()))
     return tensors, metadata
+
+
+def _buffer(raw: bytes, kind: int) -> bytes | bytearray | memoryview:
+    if kind % 3 == 1:
+        return bytearray(raw)
+    if kind % 3 == 2:
+        # Every other byte of a twice-as-long buffer: not C-contiguous.
+        spread = bytearray(2 * len(raw))
+        spread[::2] = raw
+        return memoryview(spread)[::2]
+    return raw
 
 
 def _byte_size(dtype: str, shape: list[object]) -> int | None:
@@ -349,7 +360,7 @@ def _byte_size(dtype: str, shape: list[object]) -> int | None:
 
 
 def _expected_refusals(
-    tensors: Mapping[str, tuple[str, list[object], bytes]],
+    tensors: Request,
     metadata: Mapping[str, str] | None,
 ) -> set[str]:
     """Work out the rules a write request breaks, independently of the writer."""
@@ -442,7 +453,7 @@ def check_roundtrip(data: bytes) -> None:
     with stspec.read(out) as file:
         assert file.metadata == metadata, "metadata changed"
         content = _raw_tensors(file)
-    wanted = {name: (t[0], tuple(t[1]), t[2]) for name, t in tensors.items()}
+    wanted = {name: (t[0], tuple(t[1]), bytes(t[2])) for name, t in tensors.items()}
     assert content == wanted, "tensors changed"
     assert stspec.serialize(content, file.metadata) == out, "not idempotent"
     stspec.write(target, tensors, metadata)  # type: ignore[arg-type]
@@ -459,7 +470,7 @@ def _steps_fit(dtype: str, shape: list[object]) -> bool:
 
 
 def _canonical(
-    tensors: Mapping[str, tuple[str, list[object], bytes]],
+    tensors: Request,
     metadata: Mapping[str, str] | None,
 ) -> bytes:
     """Build the spec's canonical file (WRITE-CANONICAL) the obvious way."""
@@ -473,7 +484,7 @@ def _canonical(
         offsets = [begin, begin + len(raw)]
         header[name] = {"dtype": dtype, "shape": shape, "data_offsets": offsets}
         begin += len(raw)
-        chunks.append(raw)
+        chunks.append(bytes(raw))
     text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
     text += b" " * (-len(text) % 8)
     return b"".join([struct.pack("<Q", len(text)), text, *chunks])

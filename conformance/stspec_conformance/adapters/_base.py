@@ -9,7 +9,7 @@ import time
 import tracemalloc
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import pytest
 
@@ -18,6 +18,7 @@ from stspec_conformance._model import Content, Outcome, Status
 if TYPE_CHECKING:
     from types import FrameType
 
+MemoryMode = Literal["tracemalloc", "rss"] | None
 RawTensors = Mapping[str, tuple[str, tuple[int, ...] | list[int], bytes]]
 T = TypeVar("T")
 
@@ -54,9 +55,14 @@ class Adapter(ABC):
 
     @abstractmethod
     def attempt_load(
-        self, path: str, *, timeout: float, measure_memory: bool = False
+        self, path: str, *, timeout: float, measure_memory: MemoryMode = None
     ) -> Outcome:
-        """Ask the implementation to load ``path`` and say what happened."""
+        """Ask the implementation to load ``path`` and say what happened.
+
+        ``measure_memory``: ``"tracemalloc"`` (every Python allocation, touched
+        or not; slow on parses that build many objects), ``"rss"`` (the peak
+        resident set, cheap, native allocations included, Linux only) or None.
+        """
 
     @abstractmethod
     def attempt_save(
@@ -72,6 +78,27 @@ class Adapter(ABC):
     def label(self) -> str:
         """``name version (kind)`` for the report header."""
         return f"{self.name} {self.version} ({self.kind})"
+
+
+def _status_kib(field: str) -> int | None:
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def reset_peak_rss() -> int | None:
+    """Reset the peak-RSS mark (Linux clear_refs); return the current RSS in KiB."""
+    try:
+        with open("/proc/self/clear_refs", "w", encoding="ascii") as refs:
+            refs.write("5")
+    except OSError:
+        return None
+    return _status_kib("VmRSS")
 
 
 class AdapterOutputError(ValueError):
@@ -156,9 +183,9 @@ class InProcessAdapter(Adapter):
         return None
 
     def attempt_load(
-        self, path: str, *, timeout: float, measure_memory: bool = False
+        self, path: str, *, timeout: float, measure_memory: MemoryMode = None
     ) -> Outcome:
-        """Run ``load`` under the time limit (and tracemalloc when asked)."""
+        """Run ``load`` under the time limit, measuring memory when asked."""
         return self._attempt(lambda: self.load(path), timeout, measure_memory)
 
     def attempt_save(
@@ -174,16 +201,17 @@ class InProcessAdapter(Adapter):
             self.save(path, tensors, metadata)
             return Content(None, {})
 
-        return self._attempt(call, timeout, measure=False)
+        return self._attempt(call, timeout, None)
 
     def _attempt(
-        self, call: Callable[[], Any], timeout: float, measure: bool
+        self, call: Callable[[], Any], timeout: float, measure: MemoryMode
     ) -> Outcome:
-        tracing = measure and not tracemalloc.is_tracing()
-        if measure:
+        tracing = measure == "tracemalloc" and not tracemalloc.is_tracing()
+        if measure == "tracemalloc":
             if tracing:
                 tracemalloc.start()
             tracemalloc.reset_peak()
+        rss_before = reset_peak_rss() if measure == "rss" else None
         started = time.perf_counter()
         peak: int | None = None
         try:
@@ -203,10 +231,13 @@ class InProcessAdapter(Adapter):
             else:
                 outcome = Outcome("invalid-output", message=repr(result)[:200])
         finally:
-            if measure:
+            if measure == "tracemalloc":
                 peak = tracemalloc.get_traced_memory()[1]
                 if tracing:
                     tracemalloc.stop()
+            elif rss_before is not None:
+                high = _status_kib("VmHWM")
+                peak = None if high is None else max(0, high - rss_before) * 1024
         outcome.seconds = time.perf_counter() - started
         outcome.peak_memory = peak
         return outcome

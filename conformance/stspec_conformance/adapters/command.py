@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from stspec_conformance._model import Content, Outcome, TensorDigest
-from stspec_conformance.adapters._base import ALL_DTYPES, Adapter, RawTensors
+from stspec_conformance.adapters._base import ALL_DTYPES, Adapter, MemoryMode, RawTensors
 
 _RULE_LINE: Final = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
 DESCRIBE_TIMEOUT: Final = 20.0
@@ -138,7 +138,7 @@ class CommandAdapter(Adapter):
         return Outcome("crashed", message=f"{why}; {text}", seconds=seconds), out
 
     def attempt_load(
-        self, path: str, *, timeout: float, measure_memory: bool = False
+        self, path: str, *, timeout: float, measure_memory: MemoryMode = None
     ) -> Outcome:
         """Run ``PROGRAM ARGS... FILE`` (memory is limited, not measured)."""
         del measure_memory

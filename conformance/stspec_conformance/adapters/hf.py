@@ -25,7 +25,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any, Final
 
-from stspec_conformance._model import Content, TensorDigest
+from stspec_conformance._model import HASH_LIMIT, Content, TensorDigest, window_digests_at
 from stspec_conformance.adapters._base import ALL_DTYPES, InProcessAdapter, RawTensors
 
 IN_MEMORY_LIMIT: Final = 256 * 1024 * 1024
@@ -102,6 +102,15 @@ class HFAdapter(InProcessAdapter):
                 entry = header[name]
                 offsets = entry[2] if isinstance(entry, list) else entry["data_offsets"]
                 begin, end = int(offsets[0]), int(offsets[1])
+                if end - begin > HASH_LIMIT:
+                    tensors[name] = TensorDigest(
+                        str(view.get_dtype()),
+                        tuple(view.get_shape()),
+                        end - begin,
+                        "",
+                        window_digests_at(file, 8 + length + begin, end - begin),
+                    )
+                    continue
                 digest = hashlib.sha256()
                 file.seek(8 + length + begin)
                 remaining = end - begin

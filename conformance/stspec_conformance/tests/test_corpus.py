@@ -20,9 +20,16 @@ def test_must_accept(case: dict[str, Any], suite: SuiteState, request: pytest.Fi
 
 
 def test_must_reject(case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest) -> None:
-    """An n_ file is rejected with an ordinary exception (exit 1 for commands)."""
+    """An n_ file is rejected, without a large allocation (tracemalloc-measured)."""
     path = suite.corpus.path_of(case)
-    outcome = _checks.attempt(suite.adapter, path, timeout=suite.timeout, node=request.node)
+    outcome = _checks.attempt(
+        suite.adapter,
+        path,
+        timeout=suite.timeout,
+        node=request.node,
+        measure_memory="tracemalloc",
+    )
+    _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
     _checks.must_reject(case, path, outcome, check_rules=suite.check_rules)
 
 

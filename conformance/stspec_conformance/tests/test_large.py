@@ -29,7 +29,11 @@ def _load(
 ) -> tuple[Path, Any]:
     path = materialised(case["id"])
     outcome = _checks.attempt(
-        suite.adapter, path, timeout=suite.timeout, node=request.node, measure_memory=True
+        suite.adapter,
+        path,
+        timeout=suite.timeout,
+        node=request.node,
+        measure_memory=_checks.memory_mode(path),
     )
     return path, outcome
 

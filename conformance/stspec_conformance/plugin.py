@@ -77,7 +77,7 @@ class Record:
     reported_rule: str | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, repr=False)
 class SuiteState:
     """Everything the plugin knows once an implementation is chosen."""
 
@@ -89,6 +89,10 @@ class SuiteState:
     baseline: dict[str, str] | None = None
     baseline_path: str | None = None
     records: dict[str, Record] = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        """Short: hypothesis prints the fixtures of a failing example."""
+        return f"<suite: {self.adapter.label()}>"
 
 
 # --- options -------------------------------------------------------------------
@@ -209,17 +213,21 @@ def read_baseline(path: Path) -> dict[str, str]:
     except OSError as exc:
         raise pytest.UsageError(f"--baseline {path}: {exc}") from None
     entries: dict[str, str] = {}
-    comment = ""
+    comment: list[str] = []
+    in_comment = False
     for raw in lines:
         line = raw.strip()
-        if not line:
-            comment = ""
-            continue
         if line.startswith("#"):
-            comment = line.lstrip("# ")
+            if not in_comment:
+                comment = []
+            comment.append(line.lstrip("# "))
+            in_comment = True
+            continue
+        in_comment = False
+        if not line:
             continue
         entry, _, trailing = line.partition(" #")
-        entries[entry.strip()] = trailing.strip() or comment
+        entries[entry.strip()] = trailing.strip() or " ".join(c for c in comment if c)
     return entries
 
 

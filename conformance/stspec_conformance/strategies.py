@@ -323,6 +323,11 @@ def _layout(  # noqa: PLR0913 - mirrors encode()
     return layout
 
 
+def _clip(data: bytes, limit: int = 400) -> str:
+    text = repr(data[:limit])
+    return text + (f"... ({len(data)} bytes)" if len(data) > limit else "")
+
+
 # --- valid files ----------------------------------------------------------------
 
 
@@ -335,6 +340,14 @@ class ValidFile:
     metadata: dict[str, str] | None
     kind: str = "valid"
     rule: str | None = None  # for tolerated variants: the MAY rule it uses
+
+    def __repr__(self) -> str:
+        """Short enough for hypothesis' failure reports."""
+        shapes = {name: (t[0], list(t[1])) for name, t in self.tensors.items()}
+        return (
+            f"ValidFile(kind={self.kind!r}, tensors={shapes}, metadata={self.metadata!r}, "
+            f"data={_clip(self.data)})"
+        )
 
 
 @dataclass(slots=True)
@@ -419,6 +432,13 @@ class Corruption:
     rule: str
     kind: str
     description: str
+
+    def __repr__(self) -> str:
+        """Short enough for hypothesis' failure reports (files can be 200 kB)."""
+        return (
+            f"Corruption(kind={self.kind!r}, description={self.description!r}, "
+            f"data={_clip(self.data)})"
+        )
 
 
 def _unique(drawn: _Drawn, stem: str) -> str:

@@ -75,6 +75,10 @@ class Adapter(ABC):
     ) -> Outcome:
         """Ask the implementation to write a file; accepted = written."""
 
+    def __repr__(self) -> str:
+        """Short: hypothesis prints the fixtures of a failing example."""
+        return f"<{self.label()}>"
+
     def label(self) -> str:
         """``name version (kind)`` for the report header."""
         return f"{self.name} {self.version} ({self.kind})"

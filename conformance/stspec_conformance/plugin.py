@@ -75,6 +75,12 @@ class Record:
     outcome: str = ""
     message: str = ""
     reported_rule: str | None = None
+    detail: str = ""  # the implementation's own message (from the test)
+
+    @property
+    def text(self) -> str:
+        """The failure line, else the implementation's message."""
+        return self.message or self.detail
 
 
 @dataclass(slots=True, repr=False)
@@ -88,6 +94,7 @@ class SuiteState:
     check_rules: bool
     baseline: dict[str, str] | None = None
     baseline_path: str | None = None
+    previous_profile: str | None = None
     records: dict[str, Record] = field(default_factory=dict)
 
     def __repr__(self) -> str:
@@ -196,7 +203,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE] = state
     config.pluginmanager.register(_Reporter(config, state), "stspec-reporter")
     if config.getoption("hypothesis_profile", None) is None:
+        state.previous_profile = settings.get_current_profile_name()
         settings.load_profile("stspec-ci")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Put back the hypothesis profile (pytester runs share one process)."""
+    state = _state(config)
+    if state is not None and state.previous_profile is not None:
+        settings.load_profile(state.previous_profile)
 
 
 def _corpus_dir(config: pytest.Config) -> Path:
@@ -421,7 +436,7 @@ class _Reporter:
         props = dict(report.user_properties)
         record.outcome = str(props.get("outcome", record.outcome))
         record.reported_rule = props.get("reported_rule", record.reported_rule)
-        record.message = str(props.get("message", record.message))
+        record.detail = str(props.get("message", record.detail))
         result = _result_of(report)
         if result is not None and _RANK[result] >= _RANK[record.result]:
             record.result = result
@@ -467,9 +482,9 @@ def _failure_line(report: pytest.TestReport) -> str:
     text = getattr(crash, "message", None) or str(report.longrepr or "")
     if report.skipped and isinstance(report.longrepr, tuple):
         text = str(report.longrepr[2])
-    first = text.strip().splitlines()[0] if text.strip() else ""
-    first = first.removeprefix("Failed: ").removeprefix("AssertionError: ")
-    return first[:200]
+    text = " ".join(text.split())
+    text = text.removeprefix("Failed: ").removeprefix("AssertionError: ")
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 # --- summary and reports ----------------------------------------------------------
@@ -601,7 +616,7 @@ def _record_json(state: SuiteState, record: Record) -> dict[str, Any]:
         "result": record.result,
         "outcome": record.outcome or None,
         "reported_rule": record.reported_rule,
-        "message": record.message or None,
+        "message": record.text or None,
     }
 
 

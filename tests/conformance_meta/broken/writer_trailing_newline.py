@@ -1,0 +1,15 @@
+"""Broken on purpose: a writer that ends every file with a newline (an invalid file)."""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import strict_load  # noqa: E402
+
+import stspec  # noqa: E402
+
+load = strict_load
+
+
+def save(path, tensors, metadata):
+    Path(path).write_bytes(stspec.serialize(tensors, metadata) + b"\n")

@@ -1,0 +1,19 @@
+"""Broken on purpose: a writer that drops the 0x20 header padding (not canonical)."""
+
+import struct
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import strict_load  # noqa: E402
+
+import stspec  # noqa: E402
+
+load = strict_load
+
+
+def save(path, tensors, metadata):
+    data = stspec.serialize(tensors, metadata)
+    (n,) = struct.unpack("<Q", data[:8])
+    header = data[8 : 8 + n].rstrip(b" ")
+    Path(path).write_bytes(struct.pack("<Q", len(header)) + header + data[8 + n :])

@@ -367,6 +367,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     state = _state(config)
     if state is None:
         return
+    # a verdict class with no cases leaves a [NOTSET] placeholder: drop it
+    empty = [item for item in items if item.name.endswith("[NOTSET]") and _in_suite(item.nodeid, item.path)]
+    if empty:
+        config.hook.pytest_deselected(items=empty)
+        items[:] = [item for item in items if item not in empty]
     matched: set[str] = set()
     for item in items:
         if not _in_suite(item.nodeid, item.path):

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from stspec_conformance._model import Content, Outcome, TensorDigest, window_digests
-from stspec_conformance.adapters import Adapter
-from stspec_conformance.adapters._base import MemoryMode
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from stspec_conformance.adapters import Adapter
+    from stspec_conformance.adapters._base import MemoryMode
 
 MIB = 1024 * 1024
 
@@ -25,13 +28,17 @@ def attempt(
     measure_memory: MemoryMode = None,
 ) -> Outcome:
     """Load ``path`` and record the outcome on the test item (for reports)."""
-    outcome = impl.attempt_load(str(path), timeout=timeout, measure_memory=measure_memory)
+    outcome = impl.attempt_load(
+        str(path), timeout=timeout, measure_memory=measure_memory
+    )
     if node is not None:
         node.user_properties.append(("outcome", outcome.status))
         if outcome.rule is not None:
             node.user_properties.append(("reported_rule", outcome.rule))
         if outcome.message:
-            node.user_properties.append(("message", outcome.message.splitlines()[0][:200]))
+            node.user_properties.append(
+                ("message", outcome.message.splitlines()[0][:200])
+            )
     return outcome
 
 
@@ -47,7 +54,8 @@ def _about(case: Mapping[str, Any], path: Path) -> str:
 def _hard(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
     if outcome.failed_hard:
         pytest.fail(
-            f"{outcome.status} on {case['id']}: {outcome.describe()}{_about(case, path)}",
+            f"{outcome.status} on {case['id']}: "
+            f"{outcome.describe()}{_about(case, path)}",
             pytrace=False,
         )
 
@@ -94,7 +102,9 @@ def tolerated(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
 def _same_content(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
     if outcome.content is None:  # pragma: no cover - accepted always has content
         pytest.fail("accepted without content", pytrace=False)
-    expected = _with_windows(Content.from_expected(case["expected"]), outcome.content, path)
+    expected = _with_windows(
+        Content.from_expected(case["expected"]), outcome.content, path
+    )
     problems = outcome.content.differences(expected)
     if problems:
         listed = "".join(f"\n  - {p}" for p in problems[:10])
@@ -152,7 +162,7 @@ def held_bytes(path: Path) -> int:
 
 
 def memory_mode(path: Path) -> MemoryMode:
-    """tracemalloc for small files (hostile claims), peak RSS for big ones."""
+    """Tracemalloc for small files (hostile claims), peak RSS for big ones."""
     return "tracemalloc" if held_bytes(path) <= MIB else "rss"
 
 
@@ -166,7 +176,8 @@ def within_memory(
     if outcome.peak_memory > limit:
         pytest.fail(
             f"allocated {outcome.peak_memory / MIB:.1f} MiB (peak) for a "
-            f"file of {os.stat(path).st_size} bytes; the budget is {limit / MIB:.1f} MiB "
+            f"file of {os.stat(path).st_size} bytes; "
+            f"the budget is {limit / MIB:.1f} MiB "
             f"(outcome: {outcome.describe()}){_about(case, path)}",
             pytrace=False,
         )

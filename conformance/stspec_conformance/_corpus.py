@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 PREFIXES: Final = {"y": "valid", "n": "invalid", "i": "tolerated"}
 # test function name <-> verdict class (the class is spelt in the node id)
@@ -90,7 +92,9 @@ def load_corpus(directory: Path) -> Corpus:
         raise CorpusError(f"{manifest} is not JSON: {exc}") from None
     cases = data.get("cases") if isinstance(data, dict) else data
     if not isinstance(cases, list):
-        raise CorpusError(f"{manifest}: expected a list of cases (or {{'cases': [...]}})")
+        raise CorpusError(
+            f"{manifest}: expected a list of cases (or {{'cases': [...]}})"
+        )
     seen: set[str] = set()
     for case in cases:
         _check_case(manifest, case, seen)
@@ -106,7 +110,9 @@ def _check_case(manifest: Path, case: object, seen: set[str]) -> None:
     seen.add(case_id)
     verdict = case.get("verdict")
     if PREFIXES.get(case_id[:1]) != verdict or case_id[1:2] != "_":
-        raise CorpusError(f"{manifest}: {case_id}: prefix does not match verdict {verdict!r}")
+        raise CorpusError(
+            f"{manifest}: {case_id}: prefix does not match verdict {verdict!r}"
+        )
     if ("file" in case) == ("recipe" in case):
         raise CorpusError(f"{manifest}: {case_id}: needs exactly one of file, recipe")
     if verdict != "invalid" and not isinstance(case.get("expected"), dict):

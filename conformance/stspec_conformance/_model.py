@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, Literal
+from typing import TYPE_CHECKING, Any, BinaryIO, Literal
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 Status = Literal["accepted", "rejected", "crashed", "hung", "invalid-output"]
 
@@ -23,17 +25,22 @@ def window_digests(view: memoryview) -> tuple[tuple[int, str], ...]:
     size = view.nbytes
     starts = sorted({0, max(0, size // 2 - WINDOW // 2), max(0, size - WINDOW)})
     return tuple(
-        (start, hashlib.sha256(view[start : start + WINDOW]).hexdigest()) for start in starts
+        (start, hashlib.sha256(view[start : start + WINDOW]).hexdigest())
+        for start in starts
     )
 
 
-def window_digests_at(file: BinaryIO, offset: int, size: int) -> tuple[tuple[int, str], ...]:
+def window_digests_at(
+    file: BinaryIO, offset: int, size: int
+) -> tuple[tuple[int, str], ...]:
     """The same windows as :func:`window_digests`, read from an open file."""
     starts = sorted({0, max(0, size // 2 - WINDOW // 2), max(0, size - WINDOW)})
     out = []
     for start in starts:
         file.seek(offset + start)
-        out.append((start, hashlib.sha256(file.read(min(WINDOW, size - start))).hexdigest()))
+        out.append(
+            (start, hashlib.sha256(file.read(min(WINDOW, size - start))).hexdigest())
+        )
     return tuple(out)
 
 
@@ -49,13 +56,17 @@ class TensorDigest:
     small: bytes | None = None  # the bytes themselves, for tensors of <= 16 bytes
 
     @classmethod
-    def of(cls, dtype: str, shape: tuple[int, ...], data: bytes | memoryview) -> TensorDigest:
+    def of(
+        cls, dtype: str, shape: tuple[int, ...], data: bytes | memoryview
+    ) -> TensorDigest:
         """Digest raw bytes (hashed without a copy; sampled above HASH_LIMIT)."""
         view = memoryview(data).cast("B")
         if view.nbytes > HASH_LIMIT:
             return cls(dtype, shape, view.nbytes, "", window_digests(view))
-        small = view.tobytes() if view.nbytes <= 16 else None  # noqa: PLR2004
-        return cls(dtype, shape, view.nbytes, hashlib.sha256(view).hexdigest(), small=small)
+        small = view.tobytes() if view.nbytes <= 16 else None
+        return cls(
+            dtype, shape, view.nbytes, hashlib.sha256(view).hexdigest(), small=small
+        )
 
     def matches(self, other: TensorDigest) -> bool:
         """Equal dtype, shape and bytes (``nbytes`` -1 means "not reported").
@@ -77,7 +88,9 @@ class TensorDigest:
     def describe(self) -> str:
         """Render the digest for a failure message."""
         shape = list(self.shape)
-        digest = f"sha256 {self.sha256[:12]}" if self.sha256 else f"windows {self.windows}"
+        digest = (
+            f"sha256 {self.sha256[:12]}" if self.sha256 else f"windows {self.windows}"
+        )
         return f"{self.dtype}{shape} {self.nbytes} bytes {digest}"
 
 
@@ -131,7 +144,8 @@ class Content:
         problems: list[str] = []
         if self.metadata != expected.metadata:
             problems.append(
-                f"metadata is {_short(self.metadata)}, expected {_short(expected.metadata)}"
+                f"metadata is {_short(self.metadata)}, "
+                f"expected {_short(expected.metadata)}"
             )
         if expected.summary is not None:
             count, digest = expected.summary
@@ -154,7 +168,6 @@ class Content:
                 )
         return problems
 
-
     def summary_digests(self) -> set[str]:
         """Digests of the tensor list as the manifest's compact form spells it.
 
@@ -163,7 +176,12 @@ class Content:
         tensors of at most 16 elements, which manifest 1.0.0 digests too.
         """
         plain = {
-            name: {"dtype": t.dtype, "shape": list(t.shape), "nbytes": t.nbytes, "sha256": t.sha256}
+            name: {
+                "dtype": t.dtype,
+                "shape": list(t.shape),
+                "nbytes": t.nbytes,
+                "sha256": t.sha256,
+            }
             for name, t in self.tensors.items()
         }
         with_values: dict[str, dict[str, Any]] = {}
@@ -202,7 +220,7 @@ class Outcome:
 
     def describe(self) -> str:
         """One line for failure messages and reports."""
-        text = self.status
+        text: str = self.status
         if self.exception:
             text += f" ({self.exception})"
         if self.message:

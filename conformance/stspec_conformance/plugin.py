@@ -13,17 +13,15 @@ import os
 import re
 import warnings
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import pytest
 from hypothesis import HealthCheck, settings
 
 from stspec_conformance import SUITE_VERSION
 from stspec_conformance._corpus import (
-    TEST_FOR_VERDICT,
     VERDICT_FOR_TEST,
     Corpus,
     CorpusError,
@@ -34,9 +32,16 @@ from stspec_conformance._corpus import (
 )
 from stspec_conformance.adapters import Adapter, ImplError, resolve
 
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
 # Hypothesis profiles must exist before hypothesis' own pytest_configure reads
 # --hypothesis-profile, so they are registered when this module is imported.
-_QUIET: Final = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+_QUIET: Final = [
+    HealthCheck.too_slow,
+    HealthCheck.data_too_large,
+    HealthCheck.filter_too_much,
+]
 settings.register_profile(
     "stspec-ci",
     max_examples=25,
@@ -120,7 +125,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="corpus directory holding manifest.json (env STSPEC_CORPUS; default: "
         "the corpus next to stspec_corpus, else generated into a cache dir)",
     )
-    group.addoption("--baseline", help="known deviations: matching tests become strict xfails")
+    group.addoption(
+        "--baseline", help="known deviations: matching tests become strict xfails"
+    )
     group.addoption("--write-baseline", help="write today's failures to this file")
     group.addoption(
         "--check-rules",
@@ -159,7 +166,11 @@ def _targets_suite(config: pytest.Config) -> bool:
         if text == "stspec_conformance" or text.startswith("stspec_conformance."):
             return True
         path = Path(config.invocation_params.dir, text).resolve()
-        if path == SUITE_DIR or SUITE_DIR in path.parents or path in SUITE_DIR.parents[:2]:
+        if (
+            path == SUITE_DIR
+            or SUITE_DIR in path.parents
+            or path in SUITE_DIR.parents[:2]
+        ):
             return True
     return False
 
@@ -268,7 +279,9 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         f"stspec conformance suite {SUITE_VERSION}: {state.adapter.label()}",
         f"corpus: {state.corpus.directory} ({len(state.corpus.cases)} cases)",
     ]
-    lines += [f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("STSPEC_")]
+    lines += [
+        f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("STSPEC_")
+    ]
     return lines
 
 
@@ -362,13 +375,19 @@ def _case_of(name: str) -> str | None:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(
+    config: pytest.Config, items: list[pytest.Item]
+) -> None:
     """Attach case info to items and turn baseline entries into strict xfails."""
     state = _state(config)
     if state is None:
         return
     # a verdict class with no cases leaves a [NOTSET] placeholder: drop it
-    empty = [item for item in items if item.name.endswith("[NOTSET]") and _in_suite(item.nodeid, item.path)]
+    empty = [
+        item
+        for item in items
+        if item.name.endswith("[NOTSET]") and _in_suite(item.nodeid, item.path)
+    ]
     if empty:
         config.hook.pytest_deselected(items=empty)
         items[:] = [item for item in items if item not in empty]
@@ -390,7 +409,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if entry is not None:
             matched.add(entry)
             reason = state.baseline[entry] or "listed in the baseline"
-            item.add_marker(pytest.mark.xfail(strict=True, reason=f"baseline: {reason}"))
+            item.add_marker(
+                pytest.mark.xfail(strict=True, reason=f"baseline: {reason}")
+            )
     if state.baseline is not None:
         unmatched = sorted(set(state.baseline) - matched)
         if unmatched:
@@ -413,7 +434,7 @@ def _baseline_entry(baseline: dict[str, str], nodeid: str, name: str) -> str | N
     if name in baseline:
         return name
     for entry in baseline:
-        if nodeid.endswith("/" + entry) or nodeid.endswith("::" + entry):
+        if nodeid.endswith(("/" + entry, "::" + entry)):
             return entry
     return None
 
@@ -440,7 +461,8 @@ class _Reporter:
             records[report.nodeid] = record
         props = dict(report.user_properties)
         record.outcome = str(props.get("outcome", record.outcome))
-        record.reported_rule = props.get("reported_rule", record.reported_rule)
+        rule = props.get("reported_rule", record.reported_rule)
+        record.reported_rule = None if rule is None else str(rule)
         record.detail = str(props.get("message", record.detail))
         result = _result_of(report)
         if result is not None and _RANK[result] >= _RANK[record.result]:
@@ -448,7 +470,9 @@ class _Reporter:
             if result in {"failed", "error", "crashed", "xfailed"}:
                 record.message = _failure_line(report) or record.message
 
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+    def pytest_terminal_summary(
+        self, terminalreporter: pytest.TerminalReporter
+    ) -> None:
         """Print the conformance score (controller only)."""
         if not hasattr(self.config, "workerinput") and self.state.records:
             _print_summary(terminalreporter, self.state)
@@ -465,7 +489,14 @@ class _Reporter:
             _write_baseline(Path(path), self.state)
 
 
-_RANK: Final = {"passed": 0, "skipped": 1, "xfailed": 2, "failed": 3, "error": 4, "crashed": 5}
+_RANK: Final = {
+    "passed": 0,
+    "skipped": 1,
+    "xfailed": 2,
+    "failed": 3,
+    "error": 4,
+    "crashed": 5,
+}
 
 
 def _result_of(report: pytest.TestReport) -> str | None:
@@ -520,7 +551,14 @@ class Score:
         return f"{self.passed:>4}/{self.total:<4} {percent:5.1f}%  {extra}".rstrip()
 
 
-_GROUPS: Final = ("valid", "invalid", "tolerated", "properties", "single-fault", "writer")
+_GROUPS: Final = (
+    "valid",
+    "invalid",
+    "tolerated",
+    "properties",
+    "single-fault",
+    "writer",
+)
 _GROUP_LABEL: Final = {
     "valid": "must accept (y_)",
     "invalid": "must reject (n_)",
@@ -585,7 +623,9 @@ def _rules_of(state: SuiteState, record: Record) -> list[str]:
     return []
 
 
-def _print_summary(terminalreporter: pytest.TerminalReporter, state: SuiteState) -> None:
+def _print_summary(
+    terminalreporter: pytest.TerminalReporter, state: SuiteState
+) -> None:
     summary = summarise(state)
     write = terminalreporter.write_line
     terminalreporter.section(f"safetensors conformance: {state.adapter.label()}")
@@ -642,9 +682,13 @@ def _write_json(path: Path, state: SuiteState) -> None:
             "rules_violated": summary.violated,
             "tolerated_outcomes": dict(summary.tolerated),
         },
-        "tests": [_record_json(state, r) for r in sorted(state.records.values(), key=_order)],
+        "tests": [
+            _record_json(state, r) for r in sorted(state.records.values(), key=_order)
+        ],
     }
-    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    path.write_text(
+        json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
 
 
 def _score_json(score: Score) -> dict[str, Any]:
@@ -667,20 +711,38 @@ def _write_md(path: Path, state: SuiteState) -> None:
     for group, score in summary.groups.items():
         if score.total:
             kinds = ", ".join(f"{k} {v}" for k, v in sorted(score.kinds.items()))
-            lines.append(f"| {_GROUP_LABEL[group]} | {score.passed} | {score.total} | {kinds} |")
+            lines.append(
+                f"| {_GROUP_LABEL[group]} | {score.passed} | {score.total} | {kinds} |"
+            )
     lines.append(f"| **total** | {summary.total.passed} | {summary.total.total} | |")
     if summary.violated:
         lines += ["", "### Rules violated", "", "| rule | cases |", "|---|---|"]
         for rule, cases in summary.violated.items():
             lines.append(f"| `{rule}` | {', '.join(f'`{c}`' for c in cases)} |")
-    failures = [r for r in sorted(state.records.values(), key=_order) if r.result not in {"passed", "skipped"}]
+    failures = [
+        r
+        for r in sorted(state.records.values(), key=_order)
+        if r.result not in {"passed", "skipped"}
+    ]
     if failures:
-        lines += ["", "### Failures", "", "| test | result | message |", "|---|---|---|"]
+        lines += [
+            "",
+            "### Failures",
+            "",
+            "| test | result | message |",
+            "|---|---|---|",
+        ]
         for record in failures:
             message = record.message.replace("|", "\\|")
             lines.append(f"| `{record.name}` | {record.result} | {message} |")
     if summary.tolerated:
-        lines += ["", "### Tolerated (i_) outcomes", "", "| case | outcome |", "|---|---|"]
+        lines += [
+            "",
+            "### Tolerated (i_) outcomes",
+            "",
+            "| case | outcome |",
+            "|---|---|",
+        ]
         for record in sorted(state.records.values(), key=_order):
             if record.group == "tolerated" and record.outcome:
                 lines.append(f"| `{record.case}` | {record.outcome} |")

@@ -42,9 +42,10 @@ import math
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Final
+from typing import Final, TypeVar, cast
 
 from hypothesis import strategies as st
+
 from stspec._dtypes import BITS, DTYPES
 
 __all__ = [
@@ -69,6 +70,7 @@ __all__ = [
 DTYPE_NAMES: Final[tuple[str, ...]] = tuple(dt.name for dt in DTYPES)
 METADATA_KEY: Final = "__metadata__"
 RawTensor = tuple[str, tuple[int, ...], bytes]
+T = TypeVar("T")
 Draw = Callable[[st.SearchStrategy[object]], object]
 
 
@@ -86,8 +88,12 @@ def _dtype_names(only: frozenset[str] | None) -> st.SearchStrategy[str]:
     return st.sampled_from(names)
 
 
+def _pick(options: tuple[T, ...]) -> st.SearchStrategy[T]:
+    return cast("st.SearchStrategy[T]", _sampled(options))
+
+
 @functools.cache
-def _pick(options: tuple[object, ...]) -> st.SearchStrategy[object]:
+def _sampled(options: tuple[object, ...]) -> st.SearchStrategy[object]:
     return st.sampled_from(options)
 
 
@@ -118,7 +124,9 @@ def shapes(
 
 
 @functools.cache
-def _shapes(dtype: str, max_rank: int, max_dim: int) -> st.SearchStrategy[tuple[int, ...]]:
+def _shapes(
+    dtype: str, max_rank: int, max_dim: int
+) -> st.SearchStrategy[tuple[int, ...]]:
     return st.lists(st.integers(0, max_dim), max_size=max_rank).map(
         functools.partial(_fix_bits, dtype)
     )
@@ -173,7 +181,11 @@ def tensor_sets(
 
 @functools.cache
 def _tensor_sets(
-    only: frozenset[str] | None, min_size: int, max_size: int, max_rank: int, max_dim: int
+    only: frozenset[str] | None,
+    min_size: int,
+    max_size: int,
+    max_rank: int,
+    max_dim: int,
 ) -> st.SearchStrategy[dict[str, RawTensor]]:
     return st.dictionaries(
         tensor_names(),
@@ -282,7 +294,7 @@ def encode(
     ).assemble()
 
 
-def _layout(  # noqa: PLR0913 - mirrors encode()
+def _layout(
     tensors: Mapping[str, tuple[str, Sequence[int], bytes]],
     metadata: Mapping[str, str] | None,
     *,
@@ -314,11 +326,15 @@ def _layout(  # noqa: PLR0913 - mirrors encode()
     ]
     if metadata is not None:
         text = ",".join(
-            f"{_json_string(k, ascii_only=ascii_names)}:{_json_string(v, ascii_only=ascii_names)}"
+            _json_string(k, ascii_only=ascii_names)
+            + ":"
+            + _json_string(v, ascii_only=ascii_names)
             for k, v in metadata.items()
         )
         position = max(0, min(metadata_position, len(members)))
-        members.insert(position, _Entry(json.dumps(METADATA_KEY), [], raw="{" + text + "}"))
+        members.insert(
+            position, _Entry(json.dumps(METADATA_KEY), [], raw="{" + text + "}")
+        )
     layout = _Layout(members, bytes(buffer), sep=whitespace)
     if padding is None:
         padding = -(8 + len(layout.header())) % 8
@@ -348,7 +364,8 @@ class ValidFile:
         """Short enough for hypothesis' failure reports."""
         shapes = {name: (t[0], list(t[1])) for name, t in self.tensors.items()}
         return (
-            f"ValidFile(kind={self.kind!r}, tensors={shapes}, metadata={self.metadata!r}, "
+            f"ValidFile(kind={self.kind!r}, "
+            f"tensors={shapes}, metadata={self.metadata!r}, "
             f"data={_clip(self.data)})"
         )
 
@@ -371,11 +388,15 @@ def _drawn(
     with_metadata: bool | None = None,
     plain: bool = False,
 ) -> _Drawn:
-    tensors_ = draw(tensor_sets(dtypes=dtypes, min_size=min_tensors, max_size=max_tensors))
+    tensors_ = draw(
+        tensor_sets(dtypes=dtypes, min_size=min_tensors, max_size=max_tensors)
+    )
     if with_metadata is None:
         metadata = draw(metadata_maps())
     elif with_metadata:
-        metadata = draw(st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3))
+        metadata = draw(
+            st.dictionaries(st.text(max_size=8), st.text(max_size=8), max_size=3)
+        )
     else:
         metadata = None
     names = list(tensors_)
@@ -391,7 +412,9 @@ def _drawn(
         metadata_position = draw(st.integers(0, len(names)))
         extra = draw(_pick((None, None, 0, 8, 13)))
         field_orders = {
-            name: draw(st.permutations([0, 1, 2])) for name in names if draw(st.booleans())
+            name: draw(st.permutations([0, 1, 2]))
+            for name in names
+            if draw(st.booleans())
         }
     layout = _layout(
         tensors_,
@@ -424,7 +447,7 @@ def _valid_file(drawn: _Drawn) -> ValidFile:
     return ValidFile(drawn.layout.assemble(), drawn.tensors, drawn.metadata)
 
 
-# --- single-fault corruptions ----------------------------------------------------------
+# --- single-fault corruptions ---------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -453,7 +476,12 @@ def _unique(drawn: _Drawn, stem: str) -> str:
 
 
 def _append_tensor(
-    drawn: _Drawn, dtype: str, shape: Sequence[int], data: bytes, *, begin: int | None = None
+    drawn: _Drawn,
+    dtype: str,
+    shape: Sequence[int],
+    data: bytes,
+    *,
+    begin: int | None = None,
 ) -> _Entry:
     """Add a tensor at the end of the buffer (or at ``begin``) and the header."""
     name = _unique(drawn, "w")
@@ -509,14 +537,19 @@ def _past_end(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
 @_fault("HEADER-UTF8/invalid-bytes")
 def _bad_utf8(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
     bad = draw(_pick((b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xe2\x82", b"\x80")))
-    d.layout.members = [m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)]
-    d.layout.members.insert(0, _Entry(json.dumps(METADATA_KEY), [], raw='{"k":"@@BAD@@"}'))
+    d.layout.members = [
+        m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)
+    ]
+    d.layout.members.insert(
+        0, _Entry(json.dumps(METADATA_KEY), [], raw='{"k":"@@BAD@@"}')
+    )
     header = d.layout.header().replace(b"@@BAD@@", b"x" + bad + b"y")
     return _repad(d.layout, header), f"a metadata value holds the bytes {bad!r}"
 
 
 @_fault("HEADER-OBJECT/not-an-object")
 def _not_object(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
+    del d  # the header is replaced wholesale
     text = draw(_pick(("[]", "[{}]", '"{}"', "1", "null", "true")))
     layout = _Layout([], b"")
     return _repad(layout, text.encode()), f"the header is {text}"
@@ -601,8 +634,10 @@ def _surrogate(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
 
 @_fault("KEY-UNIQUE/tensor-name")
 def _dup_tensor(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
-    entry = _needs_member(d) if not d.tensors else draw(
-        st.sampled_from([m for m in d.layout.members if m.raw is None])
+    entry = (
+        _needs_member(d)
+        if not d.tensors
+        else draw(st.sampled_from([m for m in d.layout.members if m.raw is None]))
     )
     copy = replace(entry, fields=list(entry.fields))
     d.layout.members.insert(draw(st.integers(0, len(d.layout.members))), copy)
@@ -623,8 +658,12 @@ def _dup_escaped(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
 @_fault("KEY-UNIQUE/metadata-key")
 def _dup_meta(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
     value = draw(_pick(('"1","k":"1"', '"1","k":"2"')))
-    d.layout.members = [m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)]
-    d.layout.members.insert(0, _Entry(json.dumps(METADATA_KEY), [], raw='{"k":' + value + "}"))
+    d.layout.members = [
+        m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)
+    ]
+    d.layout.members.insert(
+        0, _Entry(json.dumps(METADATA_KEY), [], raw='{"k":' + value + "}")
+    )
     return _repad(d.layout), "a metadata key appears twice"
 
 
@@ -722,7 +761,9 @@ def _arity(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
     entry = _append_tensor(d, "U8", [0], b"")
     begin = len(d.layout.buffer)
     value = draw(
-        st.sampled_from([f"[{begin}]", f"[{begin},{begin},{begin}]", "[]", f'{{"0":{begin}}}'])
+        st.sampled_from(
+            [f"[{begin}]", f"[{begin},{begin},{begin}]", "[]", f'{{"0":{begin}}}']
+        )
     )
     _set_field(entry, "data_offsets", value)
     return _repad(d.layout), f"data_offsets written {value}"
@@ -731,7 +772,9 @@ def _arity(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
 @_fault("META-OBJECT/not-an-object")
 def _meta_scalar(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
     value = draw(_pick(('"x"', "[]", '["a"]', "1", "true")))
-    d.layout.members = [m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)]
+    d.layout.members = [
+        m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)
+    ]
     d.layout.members.insert(0, _Entry(json.dumps(METADATA_KEY), [], raw=value))
     return _repad(d.layout), f"__metadata__ is {value}"
 
@@ -739,8 +782,12 @@ def _meta_scalar(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
 @_fault("META-STRING/non-string-value")
 def _meta_value(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
     value = draw(_pick(("1", "1.5", "null", "true", "[]", '{"a":"b"}', '["x"]')))
-    d.layout.members = [m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)]
-    d.layout.members.insert(0, _Entry(json.dumps(METADATA_KEY), [], raw=f'{{"k":{value}}}'))
+    d.layout.members = [
+        m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)
+    ]
+    d.layout.members.insert(
+        0, _Entry(json.dumps(METADATA_KEY), [], raw=f'{{"k":{value}}}')
+    )
     return _repad(d.layout), f"a metadata value {value}"
 
 
@@ -748,7 +795,12 @@ def _meta_value(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
 def _wraps(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
     dtype, shape = draw(
         st.sampled_from(
-            [("U8", [2**63, 2]), ("U8", [2**32, 2**32]), ("F32", [2**62]), ("I64", [2**61, 1])]
+            [
+                ("U8", [2**63, 2]),
+                ("U8", [2**32, 2**32]),
+                ("F32", [2**62]),
+                ("I64", [2**61, 1]),
+            ]
         )
     )
     entry = _append_tensor(d, "U8", [0], b"")
@@ -768,21 +820,38 @@ def _huge_product(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
 @_fault("SIZE-BITS/partial-byte")
 def _partial(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
     dtype, count = draw(
-        st.sampled_from([("F4", 1), ("F4", 3), ("F4", 5), ("F6_E2M3", 1), ("F6_E3M2", 2), ("F6_E2M3", 3)])
+        st.sampled_from(
+            [
+                ("F4", 1),
+                ("F4", 3),
+                ("F4", 5),
+                ("F6_E2M3", 1),
+                ("F6_E3M2", 2),
+                ("F6_E2M3", 3),
+            ]
+        )
     )
     rounded = draw(st.booleans())
     size = -(-count * BITS[dtype] // 8) if rounded else count * BITS[dtype] // 8
     entry = _append_tensor(d, "U8", [size], bytes(range(1, size + 1)))
     _set_field(entry, "dtype", json.dumps(dtype))
     _set_field(entry, "shape", json.dumps([count]))
-    return _repad(d.layout), f"{dtype} [{count}] = {count * BITS[dtype]} bits in {size} bytes"
+    return _repad(
+        d.layout
+    ), f"{dtype} [{count}] = {count * BITS[dtype]} bits in {size} bytes"
 
 
 @_fault("SIZE-MATCH/shape-disagrees")
 def _mismatch(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
     dtype, shape, size = draw(
         st.sampled_from(
-            [("U8", [5], 4), ("U8", [3], 4), ("F32", [2], 4), ("F16", [], 4), ("U8", [2, 2], 3)]
+            [
+                ("U8", [5], 4),
+                ("U8", [3], 4),
+                ("F32", [2], 4),
+                ("F16", [], 4),
+                ("U8", [2, 2], 3),
+            ]
         )
     )
     entry = _append_tensor(d, "U8", [size], bytes(range(size)))
@@ -816,8 +885,12 @@ def _gap(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
         shift = gap
         for member in d.layout.members:
             if member.raw is None:
-                begin, end = json.loads(member.fields[_field(member, "data_offsets")][1])
-                _set_field(member, "data_offsets", json.dumps([begin + shift, end + shift]))
+                begin, end = json.loads(
+                    member.fields[_field(member, "data_offsets")][1]
+                )
+                _set_field(
+                    member, "data_offsets", json.dumps([begin + shift, end + shift])
+                )
         d.layout.buffer = bytes(gap) + d.layout.buffer
         _append_tensor(d, "U8", [1], b"\x09")
         return _repad(d.layout), f"{gap} unused bytes before the first tensor"
@@ -889,7 +962,9 @@ def _unknown_field(draw: st.DrawFn, d: _Drawn) -> None:
 
 
 def _metadata_null(draw: st.DrawFn, d: _Drawn) -> None:
-    d.layout.members = [m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)]
+    d.layout.members = [
+        m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)
+    ]
     position = draw(st.integers(0, len(d.layout.members)))
     d.layout.members.insert(position, _Entry(json.dumps(METADATA_KEY), [], raw="null"))
     d.metadata = None
@@ -915,7 +990,9 @@ def _tolerated(draw: st.DrawFn, kind: str) -> ValidFile:
     return ValidFile(layout.assemble(), drawn.tensors, drawn.metadata, kind, rule)
 
 
-def tolerated_variants(*, kinds: Iterable[str] | None = None) -> st.SearchStrategy[ValidFile]:
+def tolerated_variants(
+    *, kinds: Iterable[str] | None = None
+) -> st.SearchStrategy[ValidFile]:
     """Files breaking only MAY rules; ``tensors``/``metadata`` are what they hold."""
     chosen = TOLERATED_KINDS if kinds is None else tuple(kinds)
     return st.one_of(*(_tolerated(kind) for kind in chosen))

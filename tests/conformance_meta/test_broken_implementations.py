@@ -3,29 +3,46 @@ test that names its fault, and the neighbouring tests still pass."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-
 from _suite_runner import BROKEN, run_suite
 
-# module -> (-k selection, tests that must fail, tests that must pass, text in the failure)
+if TYPE_CHECKING:
+    from pathlib import Path
+
+# module -> (-k selection, must fail, must pass, text in the failure message)
 CASES = {
     "accepts_holes": (
-        "n_layout_hole_between_tensors or LAYOUT-HOLE or y_layout_empty_tensors_at_cursor",
-        ["test_must_reject[n_layout_hole_between_tensors]", "test_single_fault_rejected[LAYOUT-HOLE/gap]"],
+        (
+            "n_layout_hole_between_tensors or LAYOUT-HOLE "
+            "or y_layout_empty_tensors_at_cursor"
+        ),
+        [
+            "test_must_reject[n_layout_hole_between_tensors]",
+            "test_single_fault_rejected[LAYOUT-HOLE/gap]",
+        ],
         ["test_must_accept[y_layout_empty_tensors_at_cursor]"],
         "accepted",
     ),
     "keeps_last_duplicate": (
-        "n_structure_duplicate_tensor_identical or KEY-UNIQUE/tensor-name or y_layout_100_tensors",
-        ["test_must_reject[n_structure_duplicate_tensor_identical]", "test_single_fault_rejected[KEY-UNIQUE/tensor-name]"],
+        (
+            "n_structure_duplicate_tensor_identical or "
+            "KEY-UNIQUE/tensor-name or y_layout_100_tensors"
+        ),
+        [
+            "test_must_reject[n_structure_duplicate_tensor_identical]",
+            "test_single_fault_rejected[KEY-UNIQUE/tensor-name]",
+        ],
         ["test_must_accept[y_layout_100_tensors]"],
         "accepted",
     ),
     "ignores_trailing_bytes": (
         "n_layout_trailing_bogus_data or LAYOUT-TRAILING or y_layout_last_byte_covered",
-        ["test_must_reject[n_layout_trailing_bogus_data]", "test_single_fault_rejected[LAYOUT-TRAILING/extra-bytes]"],
+        [
+            "test_must_reject[n_layout_trailing_bogus_data]",
+            "test_single_fault_rejected[LAYOUT-TRAILING/extra-bytes]",
+        ],
         ["test_must_accept[y_layout_last_byte_covered]"],
         "accepted",
     ),
@@ -37,19 +54,31 @@ CASES = {
     ),
     "reads_n_big_endian": (
         "n_prefix_n_big_endian or y_prefix_smallest_file or n_prefix_n_zero",
-        ["test_must_reject[n_prefix_n_big_endian]", "test_must_accept[y_prefix_smallest_file]"],
+        [
+            "test_must_reject[n_prefix_n_big_endian]",
+            "test_must_accept[y_prefix_smallest_file]",
+        ],
         ["test_must_reject[n_prefix_n_zero]"],
         "",
     ),
     "rounds_subbyte_up": (
         "n_dtype_bits_f4_odd_count or SIZE-BITS or y_dtype_bits_f4_count_2",
-        ["test_must_reject[n_dtype_bits_f4_odd_count]", "test_single_fault_rejected[SIZE-BITS/partial-byte]"],
+        [
+            "test_must_reject[n_dtype_bits_f4_odd_count]",
+            "test_single_fault_rejected[SIZE-BITS/partial-byte]",
+        ],
         ["test_must_accept[y_dtype_bits_f4_count_2]"],
         "SIZE-BITS",
     ),
     "accepts_non_string_metadata": (
-        "n_structure_metadata_value_integer or META-STRING or y_structure_metadata_empty",
-        ["test_must_reject[n_structure_metadata_value_integer]", "test_single_fault_rejected[META-STRING/non-string-value]"],
+        (
+            "n_structure_metadata_value_integer or "
+            "META-STRING or y_structure_metadata_empty"
+        ),
+        [
+            "test_must_reject[n_structure_metadata_value_integer]",
+            "test_single_fault_rejected[META-STRING/non-string-value]",
+        ],
         ["test_must_accept[y_structure_metadata_empty]"],
         "META-STRING",
     ),
@@ -61,13 +90,22 @@ CASES = {
     ),
     "wraps_shape_product": (
         "n_arith_overflow_2pow63_x_2_u8 or SIZE-OVERFLOW/wraps or y_arith_zero_last",
-        ["test_must_reject[n_arith_overflow_2pow63_x_2_u8]", "test_single_fault_rejected[SIZE-OVERFLOW/wraps-to-zero]"],
+        [
+            "test_must_reject[n_arith_overflow_2pow63_x_2_u8]",
+            "test_single_fault_rejected[SIZE-OVERFLOW/wraps-to-zero]",
+        ],
         ["test_must_accept[y_arith_zero_last]"],
         "SIZE-OVERFLOW",
     ),
     "accepts_float_integers": (
-        "n_json_number_float_offset or NUM-INTEGER/fraction or y_json_number_u64_max_dim",
-        ["test_must_reject[n_json_number_float_offset]", "test_single_fault_rejected[NUM-INTEGER/fraction-or-exponent]"],
+        (
+            "n_json_number_float_offset or "
+            "NUM-INTEGER/fraction or y_json_number_u64_max_dim"
+        ),
+        [
+            "test_must_reject[n_json_number_float_offset]",
+            "test_single_fault_rejected[NUM-INTEGER/fraction-or-exponent]",
+        ],
         ["test_must_accept[y_json_number_u64_max_dim]"],
         "NUM-INTEGER",
     ),
@@ -96,7 +134,10 @@ CASES = {
         "canonical",
     ),
     "writer_trailing_newline": (
-        "test_writer_output_valid or test_writer_dtype and F32 or test_writer_refuses_size",
+        (
+            "test_writer_output_valid or test_writer_dtype "
+            "and F32 or test_writer_refuses_size"
+        ),
         ["test_writer_output_valid_and_equal", "test_writer_dtype[F32]"],
         ["test_writer_refuses_size_mismatch"],
         "invalid file",
@@ -108,7 +149,11 @@ CASES = {
 def test_broken_implementation_is_caught(module: str, tmp_path: Path) -> None:
     select, must_fail, must_pass, text = CASES[module]
     run = run_suite(
-        str(BROKEN / f"{module}.py"), "-k", select, "--case-timeout=2", tmp_path=tmp_path
+        str(BROKEN / f"{module}.py"),
+        "-k",
+        select,
+        "--case-timeout=2",
+        tmp_path=tmp_path,
     )
     assert run.returncode == 1, run.output[-3000:]
     results = run.results

@@ -31,7 +31,7 @@ ALL_DTYPES: Final = frozenset(
 )  # fmt: skip
 
 
-class Hang(BaseException):  # noqa: N818 - it is a signal, not an error
+class Hang(BaseException):
     """Raised inside an in-process call that ran past the per-case time limit."""
 
 
@@ -201,6 +201,7 @@ class InProcessAdapter(Adapter):
         timeout: float,
     ) -> Outcome:
         """Run ``save`` under the time limit."""
+
         def call() -> Content:
             self.save(path, tensors, metadata)
             return Content(None, {})
@@ -260,16 +261,22 @@ def content_from_raw(result: object) -> Content:
     Raises :class:`AdapterOutputError` (turned into status ``invalid-output``
     by the caller) when the value is not ``(tensors, metadata)`` as documented.
     """
-    if not (isinstance(result, tuple | list) and len(result) == 2):  # noqa: PLR2004
-        raise AdapterOutputError(f"load() must return (tensors, metadata), got {result!r:.80}")
+    if not (isinstance(result, tuple | list) and len(result) == 2):
+        raise AdapterOutputError(
+            f"load() must return (tensors, metadata), got {result!r:.80}"
+        )
     tensors, metadata = result
     if not isinstance(tensors, Mapping):
-        raise AdapterOutputError(f"tensors must be a mapping, got {type(tensors).__name__}")
+        raise AdapterOutputError(
+            f"tensors must be a mapping, got {type(tensors).__name__}"
+        )
     if metadata is not None and not (
         isinstance(metadata, Mapping)
         and all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items())
     ):
-        raise AdapterOutputError(f"metadata must be dict[str, str] or None, got {metadata!r:.80}")
+        raise AdapterOutputError(
+            f"metadata must be dict[str, str] or None, got {metadata!r:.80}"
+        )
     checked: dict[str, tuple[str, tuple[int, ...], bytes]] = {}
     for name, entry in tensors.items():
         try:

@@ -7,8 +7,10 @@ import shlex
 import shutil
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from stspec_conformance.adapters._base import Adapter
+if TYPE_CHECKING:
+    from stspec_conformance.adapters._base import Adapter
 
 
 class ImplError(Exception):
@@ -38,7 +40,8 @@ def resolve(spec: str, *, memory_limit: int | None = None) -> Adapter:
             return make_hf()
         except ImportError as exc:
             raise ImplError(
-                f"--impl=safetensors: the Hugging Face package is not installed ({_why(exc)})"
+                "--impl=safetensors: the Hugging Face "
+                f"package is not installed ({_why(exc)})"
             ) from None
     if spec.startswith("cmd:"):
         return _command(spec, memory_limit)
@@ -51,14 +54,17 @@ def _command(spec: str, memory_limit: int | None) -> Adapter:
     try:
         argv = shlex.split(spec[4:])
     except ValueError as exc:
-        raise ImplError(f"--impl={spec}: cannot split the command line: {exc}") from None
+        raise ImplError(
+            f"--impl={spec}: cannot split the command line: {exc}"
+        ) from None
     if not argv:
         raise ImplError(f"--impl={spec}: no program after 'cmd:'")
     program = argv[0]
     found = shutil.which(program)
     if found is None:
         raise ImplError(
-            f"--impl={spec}: program {program!r} is neither on PATH nor an executable file"
+            f"--impl={spec}: program {program!r} is "
+            "neither on PATH nor an executable file"
         )
     return CommandAdapter(argv, memory_limit=memory_limit)
 
@@ -77,14 +83,17 @@ def _module(spec: str) -> Adapter:
         try:
             module = import_path(path)
         except Exception as exc:  # noqa: BLE001 - reported as a usage error
-            raise ImplError(f"--impl={spec}: importing {path} failed: {_why(exc)}") from None
+            raise ImplError(
+                f"--impl={spec}: importing {path} failed: {_why(exc)}"
+            ) from None
         origin = str(path)
     else:
         try:
             module = importlib.import_module(spec)
         except Exception as exc:  # noqa: BLE001 - reported as a usage error
             raise ImplError(
-                f"--impl={spec}: not one of the built-in names ({', '.join(BUILTINS)}), "
+                f"--impl={spec}: not one of the built-in "
+                f"names ({', '.join(BUILTINS)}), "
                 f"not a .py path, not cmd:..., and `import {spec}` failed: {_why(exc)}"
             ) from None
         origin = spec

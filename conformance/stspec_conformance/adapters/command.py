@@ -33,11 +33,18 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from stspec_conformance._model import Content, Outcome, TensorDigest
-from stspec_conformance.adapters._base import ALL_DTYPES, Adapter, MemoryMode, RawTensors
+from stspec_conformance.adapters._base import (
+    ALL_DTYPES,
+    Adapter,
+    MemoryMode,
+    RawTensors,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
 
 _RULE_LINE: Final = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
 DESCRIBE_TIMEOUT: Final = 20.0
@@ -125,7 +132,9 @@ class CommandAdapter(Adapter):
         result = self._run(argv, stdin, timeout)
         seconds = time.perf_counter() - started
         if result is None:
-            return Outcome("hung", message=f"no exit within {timeout:g} s", seconds=seconds), b""
+            return Outcome(
+                "hung", message=f"no exit within {timeout:g} s", seconds=seconds
+            ), b""
         code, out, err = result
         text = err.decode("utf-8", "replace").strip()
         if code == 0:
@@ -182,7 +191,8 @@ def parse_description(out: bytes) -> Content:
         raise ValueError('stdout must be {"metadata": ..., "tensors": {...}}')
     metadata = data.get("metadata")
     if metadata is not None and not (
-        isinstance(metadata, dict) and all(isinstance(v, str) for v in metadata.values())
+        isinstance(metadata, dict)
+        and all(isinstance(v, str) for v in metadata.values())
     ):
         raise ValueError("metadata must be an object of strings or null")
     tensors: dict[str, TensorDigest] = {}
@@ -191,7 +201,9 @@ def parse_description(out: bytes) -> Content:
             raise ValueError(f"tensor {name!r}: expected an object")
         dtype, shape = entry.get("dtype"), entry.get("shape")
         if not isinstance(dtype, str) or not isinstance(shape, list):
-            raise ValueError(f"tensor {name!r}: dtype (string) and shape (array) needed")
+            raise ValueError(
+                f"tensor {name!r}: dtype (string) and shape (array) needed"
+            )
         if not all(isinstance(dim, int) and dim >= 0 for dim in shape):
             raise ValueError(f"tensor {name!r}: shape must hold non-negative integers")
         if isinstance(entry.get("hex"), str):

@@ -22,11 +22,18 @@ import hashlib
 import json
 import os
 import struct
-from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from stspec_conformance._model import HASH_LIMIT, Content, TensorDigest, window_digests_at
+from stspec_conformance._model import (
+    HASH_LIMIT,
+    Content,
+    TensorDigest,
+    window_digests_at,
+)
 from stspec_conformance.adapters._base import ALL_DTYPES, InProcessAdapter, RawTensors
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 IN_MEMORY_LIMIT: Final = 256 * 1024 * 1024
 _CHUNK: Final = 1 << 20
@@ -85,13 +92,16 @@ class HFAdapter(InProcessAdapter):
             name: TensorDigest.of(
                 str(info["dtype"]), tuple(info["shape"]), bytes(info["data"])
             )
-            for name, info in self._st.deserialize(data)
+            for name, info in self._st.deserialize(data)  # type: ignore[no-untyped-call]
         }
         return Content(None if metadata is None else dict(metadata), tensors)
 
     @staticmethod
     def _load_streaming(
-        path: str, handle: Any, names: list[str], metadata: dict[str, str] | None
+        path: str,
+        handle: Any,  # noqa: ANN401 - safetensors has no type stubs
+        names: list[str],
+        metadata: dict[str, str] | None,
     ) -> Content:
         with open(path, "rb") as file:
             (length,) = struct.unpack("<Q", file.read(8))

@@ -22,18 +22,21 @@ import hashlib
 import importlib
 import importlib.util
 import sys
-from collections.abc import Callable, Mapping
-from pathlib import Path
-from types import ModuleType
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from stspec_conformance._model import Content
 from stspec_conformance.adapters._base import (
     ALL_DTYPES,
     InProcessAdapter,
     RawTensors,
     content_from_raw,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from types import ModuleType
+
+    from stspec_conformance._model import Content
 
 
 class ModuleAdapter(InProcessAdapter):
@@ -75,7 +78,9 @@ class ModuleAdapter(InProcessAdapter):
 
     def classify(self, exc: BaseException) -> str | None:
         """Call the module's ``classify`` hook, if any."""
-        return None if self._classify is None else cast("str | None", self._classify(exc))
+        return (
+            None if self._classify is None else cast("str | None", self._classify(exc))
+        )
 
 
 def import_path(path: Path) -> ModuleType:

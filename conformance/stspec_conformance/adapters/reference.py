@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import stspec
 from stspec_conformance._model import Content, TensorDigest
 from stspec_conformance.adapters._base import InProcessAdapter, RawTensors
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 
 class ReferenceAdapter(InProcessAdapter):

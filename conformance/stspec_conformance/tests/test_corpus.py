@@ -2,24 +2,32 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import pytest
+from typing import TYPE_CHECKING, Any
 
 from stspec_conformance import _checks
-from stspec_conformance.plugin import SuiteState
+
+if TYPE_CHECKING:
+    import pytest
+
+    from stspec_conformance.plugin import SuiteState
 
 CASE_SOURCE = "files"
 
 
-def test_must_accept(case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest) -> None:
+def test_must_accept(
+    case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest
+) -> None:
     """A y_ file loads with exactly the expected metadata, dtypes, shapes and bytes."""
     path = suite.corpus.path_of(case)
-    outcome = _checks.attempt(suite.adapter, path, timeout=suite.timeout, node=request.node)
+    outcome = _checks.attempt(
+        suite.adapter, path, timeout=suite.timeout, node=request.node
+    )
     _checks.must_accept(case, path, outcome)
 
 
-def test_must_reject(case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest) -> None:
+def test_must_reject(
+    case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest
+) -> None:
     """An n_ file is rejected, without a large allocation (tracemalloc-measured)."""
     path = suite.corpus.path_of(case)
     outcome = _checks.attempt(
@@ -33,8 +41,12 @@ def test_must_reject(case: dict[str, Any], suite: SuiteState, request: pytest.Fi
     _checks.must_reject(case, path, outcome, check_rules=suite.check_rules)
 
 
-def test_tolerated(case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest) -> None:
+def test_tolerated(
+    case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest
+) -> None:
     """An i_ file may be accepted or rejected; if accepted it loads as expected."""
     path = suite.corpus.path_of(case)
-    outcome = _checks.attempt(suite.adapter, path, timeout=suite.timeout, node=request.node)
+    outcome = _checks.attempt(
+        suite.adapter, path, timeout=suite.timeout, node=request.node
+    )
     _checks.tolerated(case, path, outcome)

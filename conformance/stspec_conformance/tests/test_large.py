@@ -9,14 +9,17 @@ in-process implementation's allocations are measured with tracemalloc and a
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
-from typing import Any
-
-import pytest
+from typing import TYPE_CHECKING, Any
 
 from stspec_conformance import _checks
-from stspec_conformance.plugin import SuiteState
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    import pytest
+
+    from stspec_conformance.plugin import SuiteState
 
 CASE_SOURCE = "recipes"
 

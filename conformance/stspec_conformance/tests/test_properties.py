@@ -1,24 +1,35 @@
-"""Hypothesis: random valid files and tolerated variants, built by the suite's own encoder."""
+"""Hypothesis: random valid files and tolerated variants (the suite's own encoder)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-import stspec
 from hypothesis import given
 
+import stspec
 from stspec_conformance import _props
 from stspec_conformance import strategies as sts
-from stspec_conformance.plugin import SuiteState
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from stspec_conformance.plugin import SuiteState
 
 
 @given(case=sts.valid_files())
-def test_valid_file_loads_exactly(case: sts.ValidFile, suite: SuiteState, scratch: Path) -> None:
+def test_valid_file_loads_exactly(
+    case: sts.ValidFile, suite: SuiteState, scratch: Path
+) -> None:
     """Any valid file (all dtypes, empty and rank-0 tensors, metadata) loads exactly."""
     path = _props.put(scratch, case.data)
     _props.check_loads(
-        suite.adapter, path, case.data, case.tensors, case.metadata, timeout=suite.timeout
+        suite.adapter,
+        path,
+        case.data,
+        case.tensors,
+        case.metadata,
+        timeout=suite.timeout,
     )
 
 
@@ -32,7 +43,9 @@ def test_reference_written_file_loads_equal(
     """A file the reference writer produced (canonical form) loads equal."""
     data = stspec.serialize(tensors, metadata)
     path = _props.put(scratch, data)
-    _props.check_loads(suite.adapter, path, data, tensors, metadata, timeout=suite.timeout)
+    _props.check_loads(
+        suite.adapter, path, data, tensors, metadata, timeout=suite.timeout
+    )
 
 
 @pytest.mark.parametrize("kind", sts.TOLERATED_KINDS)

@@ -6,14 +6,18 @@ With --check-rules the implementation's classification must be that rule.
 
 from __future__ import annotations
 
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given
 
 from stspec_conformance import _props
 from stspec_conformance import strategies as sts
-from stspec_conformance.plugin import SuiteState
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from stspec_conformance.plugin import SuiteState
 
 
 @pytest.mark.parametrize("kind", sts.CORRUPTION_KINDS)
@@ -24,14 +28,16 @@ def test_single_fault_rejected(kind: str, suite: SuiteState, scratch: Path) -> N
     def check(corruption: sts.Corruption) -> None:
         path = _props.put(scratch, corruption.data)
         outcome = suite.adapter.attempt_load(path, timeout=suite.timeout)
-        story = f"{corruption.description} ({corruption.rule}); file: {_props.show(corruption.data)}"
+        story = f"{corruption.description} ({corruption.rule})"
+        story += f"; file: {_props.show(corruption.data)}"
         if outcome.failed_hard:
             raise AssertionError(f"{outcome.describe()}: {story}")
         if outcome.status == "accepted":
             raise AssertionError(f"accepted: {story}")
         if suite.check_rules and outcome.rule != corruption.rule:
             raise AssertionError(
-                f"rejected as {outcome.rule or 'no rule id'}, expected {corruption.rule}: {story}"
+                f"rejected as {outcome.rule or 'no rule id'}, "
+                f"expected {corruption.rule}: {story}"
             )
 
     check()

@@ -7,20 +7,24 @@ valid file can express must be refused.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
-import stspec
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
+import stspec
 from stspec_conformance import _props
 from stspec_conformance import strategies as sts
 from stspec_conformance._model import Content
-from stspec_conformance.adapters import Adapter
 from stspec_conformance.adapters.reference import ReferenceAdapter
-from stspec_conformance.plugin import SuiteState
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from stspec_conformance.adapters import Adapter
+    from stspec_conformance.plugin import SuiteState
 
 pytestmark = pytest.mark.stspec_writer
 
@@ -46,7 +50,8 @@ def _save(
     if outcome.status != "accepted":
         raise AssertionError(
             f"save() {outcome.describe()} for {len(tensors)} tensors "
-            f"{ {n: (d, list(s)) for n, (d, s, _) in tensors.items()} } metadata {metadata!r}"
+            f"{ {n: (d, list(s)) for n, (d, s, _) in tensors.items()} } "
+            f"metadata {metadata!r}"
         )
     return path
 
@@ -58,7 +63,8 @@ def _valid_and_equal(
     errors = stspec.validate(data)
     if errors:
         raise AssertionError(
-            f"wrote an invalid file ({'; '.join(map(str, errors[:3]))}): {_props.show(data)}"
+            "wrote an invalid file "
+            f"({'; '.join(map(str, errors[:3]))}): {_props.show(data)}"
         )
     loaded = ReferenceAdapter().load(str(path))
     problems = loaded.differences(Content.from_raw(tensors, metadata))
@@ -83,11 +89,14 @@ def _refused(
         timeout=timeout,
     )
     if outcome.failed_hard:
-        pytest.fail(f"save() {outcome.describe()} when asked to write {why}", pytrace=False)
+        pytest.fail(
+            f"save() {outcome.describe()} when asked to write {why}", pytrace=False
+        )
     if outcome.status == "accepted":
         written = path.read_bytes() if path.exists() else b""
         pytest.fail(
-            f"wrote {why} instead of refusing; file: {_props.show(written)}", pytrace=False
+            f"wrote {why} instead of refusing; file: {_props.show(written)}",
+            pytrace=False,
         )
 
 
@@ -121,7 +130,9 @@ def test_writer_output_canonical(
 
 
 @given(
-    metadata=st.dictionaries(st.text(max_size=4), st.text(max_size=4), min_size=2, max_size=4)
+    metadata=st.dictionaries(
+        st.text(max_size=4), st.text(max_size=4), min_size=2, max_size=4
+    )
 )
 def test_writer_metadata_keys_sorted(
     metadata: dict[str, str], writer: Adapter, suite: SuiteState, scratch: Path
@@ -138,11 +149,15 @@ def test_writer_metadata_keys_sorted(
 
 
 @pytest.mark.parametrize("dtype", sts.DTYPE_NAMES)
-def test_writer_dtype(dtype: str, writer: Adapter, suite: SuiteState, scratch: Path) -> None:
+def test_writer_dtype(
+    dtype: str, writer: Adapter, suite: SuiteState, scratch: Path
+) -> None:
     """Every dtype can be written (shape [4], whole bytes for all of them)."""
     size = sts.nbytes_of(dtype, (4,))
     tensors = {"t": (dtype, (4,), bytes(range(7, 7 + size)))}
-    _valid_and_equal(_save(writer, scratch, tensors, None, suite.timeout), tensors, None)
+    _valid_and_equal(
+        _save(writer, scratch, tensors, None, suite.timeout), tensors, None
+    )
 
 
 def test_writer_empty_file(writer: Adapter, suite: SuiteState, scratch: Path) -> None:
@@ -157,19 +172,27 @@ def test_writer_empty_metadata_without_tensors(
     _valid_and_equal(_save(writer, scratch, {}, {}, suite.timeout), {}, {})
 
 
-def test_writer_refuses_reserved_name(writer: Adapter, suite: SuiteState, scratch: Path) -> None:
+def test_writer_refuses_reserved_name(
+    writer: Adapter, suite: SuiteState, scratch: Path
+) -> None:
     """A tensor named ``__metadata__`` is refused (WRITE-RESERVED)."""
     tensors = {"__metadata__": ("U8", (1,), b"\x01")}
-    _refused(writer, scratch, tensors, None, suite.timeout, "a tensor named __metadata__")
+    _refused(
+        writer, scratch, tensors, None, suite.timeout, "a tensor named __metadata__"
+    )
 
 
-def test_writer_refuses_size_mismatch(writer: Adapter, suite: SuiteState, scratch: Path) -> None:
+def test_writer_refuses_size_mismatch(
+    writer: Adapter, suite: SuiteState, scratch: Path
+) -> None:
     """Data whose length disagrees with dtype x shape is refused (SIZE-MATCH)."""
     tensors = {"t": ("F32", (2,), b"\x00" * 7)}
     _refused(writer, scratch, tensors, None, suite.timeout, "F32 [2] with 7 bytes")
 
 
-def test_writer_refuses_partial_byte(writer: Adapter, suite: SuiteState, scratch: Path) -> None:
+def test_writer_refuses_partial_byte(
+    writer: Adapter, suite: SuiteState, scratch: Path
+) -> None:
     """A sub-byte tensor that does not fill whole bytes is refused (SIZE-BITS)."""
     if "F4" not in writer.save_dtypes:
         pytest.skip("the writer does not support F4")

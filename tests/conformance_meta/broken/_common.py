@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import json
 import struct
-from collections.abc import Callable, Iterable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import stspec
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 Loaded = tuple[dict[str, tuple[str, list[int], bytes]], dict[str, str] | None]
 
@@ -27,15 +30,18 @@ def strict_load(path: str) -> Loaded:
         return tensors, st.metadata
 
 
-def naive_load(path: str, *, size_of: Callable[[str, list[int]], int] | None = None) -> Loaded:
-    with open(path, "rb") as file:
-        data = file.read()
+def naive_load(
+    path: str, *, size_of: Callable[[str, list[int]], int] | None = None
+) -> Loaded:
+    data = Path(path).read_bytes()
     (n,) = struct.unpack("<Q", data[:8])
     header = json.loads(data[8 : 8 + n])
     buffer = data[8 + n :]
     metadata = header.pop("__metadata__", None)
     if metadata is not None:
-        metadata = {k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()}
+        metadata = {
+            k: v if isinstance(v, str) else json.dumps(v) for k, v in metadata.items()
+        }
     tensors: dict[str, tuple[str, list[int], bytes]] = {}
     for name, entry in header.items():
         begin, end = (int(v) for v in entry["data_offsets"])
@@ -49,7 +55,7 @@ def naive_load(path: str, *, size_of: Callable[[str, list[int]], int] | None = N
 
 
 def forgiving(rules: Iterable[str], **naive: Any) -> Callable[[str], Loaded]:
-    """The strict reader, except that files whose first fault is in ``rules`` load naively."""
+    """Return the strict reader, loading naively what first breaks one of ``rules``."""
     forgiven = frozenset(rules)
 
     def load(path: str) -> Loaded:

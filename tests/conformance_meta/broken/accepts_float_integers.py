@@ -1,9 +1,9 @@
-"""Broken on purpose: integers written as floats (4.0, 1e0) are accepted (NUM-INTEGER)."""
+"""Broken on purpose: accepts integers written 4.0 or 1e0 (NUM-INTEGER)."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import forgiving  # noqa: E402
+from _common import forgiving
 
 load = forgiving(["NUM-INTEGER"])

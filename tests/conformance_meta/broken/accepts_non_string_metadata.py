@@ -1,9 +1,9 @@
-"""Broken on purpose: metadata values that are not strings are accepted (META-STRING)."""
+"""Broken on purpose: accepts non-string metadata values (META-STRING)."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import forgiving  # noqa: E402
+from _common import forgiving
 
 load = forgiving(["META-STRING"])

@@ -5,11 +5,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import Loaded, strict_load  # noqa: E402
+from _common import Loaded, strict_load
 
 
 def load(path: str) -> Loaded:
-    with open(path, "rb") as file:
+    with Path(path).open("rb") as file:
         prefix = file.read(8)
         if len(prefix) == 8:
             (n,) = struct.unpack("<Q", prefix)

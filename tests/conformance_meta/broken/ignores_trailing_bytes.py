@@ -4,6 +4,6 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import forgiving  # noqa: E402
+from _common import forgiving
 
 load = forgiving(["LAYOUT-TRAILING"])

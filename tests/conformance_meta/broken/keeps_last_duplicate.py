@@ -1,9 +1,9 @@
-"""Broken on purpose: duplicate names are not detected, the last one wins (KEY-UNIQUE)."""
+"""Broken on purpose: keeps the last of duplicate names (KEY-UNIQUE)."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import forgiving  # noqa: E402
+from _common import forgiving
 
 load = forgiving(["KEY-UNIQUE"])

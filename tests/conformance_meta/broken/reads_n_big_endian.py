@@ -4,9 +4,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import Loaded, strict_load  # noqa: E402
+from _common import Loaded, strict_load
 
-import stspec  # noqa: E402
+import stspec
 
 
 def load(path: str) -> Loaded:
@@ -16,7 +16,10 @@ def load(path: str) -> Loaded:
     n = int.from_bytes(data[:8], "big")
     swapped = n.to_bytes(8, "little") + data[8:] if n < 2**64 else data
     with stspec.read(swapped) as st:
-        tensors = {k: (i.dtype, list(i.shape), bytes(st.tensor_bytes(k))) for k, i in st.tensors.items()}
+        tensors = {
+            k: (i.dtype, list(i.shape), bytes(st.tensor_bytes(k)))
+            for k, i in st.tensors.items()
+        }
         return tensors, st.metadata
 
 

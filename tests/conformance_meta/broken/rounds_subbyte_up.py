@@ -5,9 +5,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import forgiving  # noqa: E402
+from _common import forgiving
 
-from stspec._dtypes import BITS  # noqa: E402
+from stspec._dtypes import BITS
 
 
 def _rounded_up(dtype: str, shape: list[int]) -> int:

@@ -4,7 +4,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import Loaded, strict_load  # noqa: E402
+from _common import Loaded, strict_load
 
 
 def load(path: str) -> Loaded:

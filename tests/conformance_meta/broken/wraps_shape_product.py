@@ -1,12 +1,12 @@
-"""Broken on purpose: folds the shape left to right in wrapping u64 arithmetic (SIZE-OVERFLOW)."""
+"""Broken on purpose: folds the shape in wrapping u64 arithmetic (SIZE-OVERFLOW)."""
 
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import forgiving  # noqa: E402
+from _common import forgiving
 
-from stspec._dtypes import BITS  # noqa: E402
+from stspec._dtypes import BITS
 
 
 def _wrapped(dtype: str, shape: list[int]) -> int:

@@ -4,9 +4,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import strict_load  # noqa: E402
+from _common import strict_load
 
-import stspec  # noqa: E402
+import stspec
 
 load = strict_load
 

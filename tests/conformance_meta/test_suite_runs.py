@@ -233,3 +233,23 @@ def test_report_json_is_complete(tmp_path: Path) -> None:
         assert entry["outcome"] == "rejected"
         assert entry["message"]
     json.dumps(data)
+
+
+def test_readme_adapter_example_is_a_working_impl(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("## The conformance suite") :]
+    start = section.index("```python\n") + len("```python\n")
+    code = section[start : section.index("```", start)]
+    assert "def load(path: str)" in code
+    assert "def save(" in code
+    adapter = tmp_path / "readme_adapter.py"
+    adapter.write_text(code)
+    run = run_suite(
+        str(adapter),
+        "-k",
+        "y_dtype_bf16_values or n_layout_hole_between_tensors or test_writer_dtype",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.results["test_must_accept[y_dtype_bf16_values]"] == "passed"
+    assert run.results["test_writer_dtype[F4]"] == "passed"

@@ -259,8 +259,8 @@ def _entry(
 ) -> _Entry:
     fields = [
         ('"dtype"', json.dumps(dtype)),
-        ('"shape"', json.dumps(list(shape))),
-        ('"data_offsets"', json.dumps([begin, end])),
+        ('"shape"', json.dumps(list(shape), separators=(",", ":"))),
+        ('"data_offsets"', json.dumps([begin, end], separators=(",", ":"))),
     ]
     return _Entry(_json_string(name, ascii_only=ascii_only), [fields[i] for i in order])
 

@@ -1,0 +1,69 @@
+"""The public strategies say the truth: valid files are valid and decode as
+stated, each corruption breaks the rule it names (first, per the strict
+reference), tolerated variants break only their MAY rule."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+import stspec
+from stspec_conformance import strategies as sts
+
+FEW = settings(
+    max_examples=15,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+)
+
+
+@FEW
+@given(case=sts.valid_files())
+def test_valid_files_are_valid_and_decode_as_stated(case: sts.ValidFile) -> None:
+    assert stspec.validate(case.data) == []
+    with stspec.read(case.data) as st:
+        assert st.metadata == case.metadata
+        assert list(st.tensors) == [n for n in st.tensors if n in case.tensors]
+        assert set(st.tensors) == set(case.tensors)
+        for name, (dtype, shape, data) in case.tensors.items():
+            info = st.tensors[name]
+            assert (info.dtype, tuple(info.shape)) == (dtype, shape)
+            assert bytes(st.tensor_bytes(name)) == data
+
+
+@pytest.mark.parametrize("kind", sts.CORRUPTION_KINDS)
+def test_each_corruption_breaks_the_rule_it_names(kind: str) -> None:
+    @FEW
+    @given(corruption=sts.corruptions(kinds=[kind]))
+    def check(corruption: sts.Corruption) -> None:
+        assert corruption.kind == kind
+        assert corruption.rule == kind.split("/", maxsplit=1)[0]
+        with pytest.raises(stspec.SafetensorsError) as caught:
+            stspec.read(corruption.data)
+        assert caught.value.rule == corruption.rule, corruption
+        rules = {e.rule for e in stspec.validate(corruption.data)}
+        if corruption.rule != "OFFSETS-ORDER":  # a reversed range is also mis-sized
+            assert rules == {corruption.rule}, corruption
+
+    check()
+
+
+@pytest.mark.parametrize("kind", sts.TOLERATED_KINDS)
+def test_each_tolerated_variant_breaks_only_its_may_rule(kind: str) -> None:
+    @FEW
+    @given(case=sts.tolerated_variants(kinds=[kind]))
+    def check(case: sts.ValidFile) -> None:
+        assert {e.rule for e in stspec.validate(case.data)} == {case.rule}
+        assert stspec.verdict_of({case.rule}) == "tolerated"
+
+    check()
+
+
+def test_encode_is_the_canonical_form_by_default() -> None:
+    tensors = {"b": ("F32", (1,), b"\x00\x00\x80?"), "a": ("U8", (2,), b"\x01\x02")}
+    data = sts.encode(
+        tensors, {"k": "v"}, member_order=["b", "a"], data_order=["b", "a"]
+    )
+    assert data == stspec.serialize(tensors, {"k": "v"})

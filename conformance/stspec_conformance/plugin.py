@@ -106,6 +106,11 @@ class SuiteState:
         """Short: hypothesis prints the fixtures of a failing example."""
         return f"<suite: {self.adapter.label()}>"
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # noqa: ANN401
+        """Hypothesis' pretty printer would otherwise list every field."""
+        del cycle
+        printer.text(repr(self))
+
 
 # --- options -------------------------------------------------------------------
 

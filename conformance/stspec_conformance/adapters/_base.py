@@ -79,6 +79,11 @@ class Adapter(ABC):
         """Short: hypothesis prints the fixtures of a failing example."""
         return f"<{self.label()}>"
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # noqa: ANN401
+        """Hypothesis' pretty printer would otherwise list every attribute."""
+        del cycle
+        printer.text(repr(self))
+
     def label(self) -> str:
         """``name version (kind)`` for the report header."""
         return f"{self.name} {self.version} ({self.kind})"

@@ -53,7 +53,6 @@ class TensorDigest:
     nbytes: int
     sha256: str  # "" when only ``windows`` were taken (above HASH_LIMIT)
     windows: tuple[tuple[int, str], ...] = ()
-    small: bytes | None = None  # the bytes themselves, for tensors of <= 16 bytes
 
     @classmethod
     def of(
@@ -63,10 +62,7 @@ class TensorDigest:
         view = memoryview(data).cast("B")
         if view.nbytes > HASH_LIMIT:
             return cls(dtype, shape, view.nbytes, "", window_digests(view))
-        small = view.tobytes() if view.nbytes <= 16 else None
-        return cls(
-            dtype, shape, view.nbytes, hashlib.sha256(view).hexdigest(), small=small
-        )
+        return cls(dtype, shape, view.nbytes, hashlib.sha256(view).hexdigest())
 
     def matches(self, other: TensorDigest) -> bool:
         """Equal dtype, shape and bytes (``nbytes`` -1 means "not reported").
@@ -151,7 +147,7 @@ class Content:
             count, digest = expected.summary
             if len(self.tensors) != count:
                 problems.append(f"{len(self.tensors)} tensors, expected {count}")
-            elif digest not in self.summary_digests():
+            elif digest != self.summary_digest():
                 problems.append("the tensor list differs from the expected (by digest)")
             return problems
         missing = [name for name in expected.tensors if name not in self.tensors]
@@ -168,12 +164,11 @@ class Content:
                 )
         return problems
 
-    def summary_digests(self) -> set[str]:
-        """Digests of the tensor list as the manifest's compact form spells it.
+    def summary_digest(self) -> str:
+        """The tensor list's digest as the manifest's compact form spells it.
 
-        The canonical JSON (sorted keys, compact, ASCII) of ``{name: {dtype,
-        shape, nbytes, sha256}}``; a second form adds ``values`` for U8
-        tensors of at most 16 elements, which manifest 1.0.0 digests too.
+        The sha256 of the canonical JSON (sorted keys, compact, ASCII) of
+        ``{name: {dtype, shape, nbytes, sha256}}``.
         """
         plain = {
             name: {
@@ -184,20 +179,8 @@ class Content:
             }
             for name, t in self.tensors.items()
         }
-        with_values: dict[str, dict[str, Any]] = {}
-        for name, entry in plain.items():
-            small = self.tensors[name].small
-            if entry["dtype"] == "U8" and small is not None:
-                with_values[name] = {**entry, "values": list(small)}
-            else:
-                with_values[name] = entry
-        forms = [plain, with_values]
-        return {
-            hashlib.sha256(
-                json.dumps(form, sort_keys=True, separators=(",", ":")).encode()
-            ).hexdigest()
-            for form in forms
-        }
+        text = json.dumps(plain, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 @dataclass(slots=True)

@@ -102,7 +102,7 @@ class Expected:
     metadata: Mapping[str, str] | None
     tensors: Mapping[str, ExpectedTensor]
 
-    def tensors_json(self) -> dict[str, object]:
+    def tensors_json(self) -> dict[str, dict[str, object]]:
         """Return the manifest form of the tensors."""
         return {name: t.as_json() for name, t in self.tensors.items()}
 

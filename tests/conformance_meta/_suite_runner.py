@@ -30,7 +30,7 @@ class Run:
     def test(self, name: str) -> dict[str, Any]:
         for entry in self.report["tests"]:
             if entry["test"] == name:
-                return entry
+                return dict(entry)
         raise KeyError(f"{name} did not run; ran {sorted(self.results)[:30]}")
 
 

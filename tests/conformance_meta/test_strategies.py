@@ -55,6 +55,7 @@ def test_each_tolerated_variant_breaks_only_its_may_rule(kind: str) -> None:
     @FEW
     @given(case=sts.tolerated_variants(kinds=[kind]))
     def check(case: sts.ValidFile) -> None:
+        assert case.rule is not None
         assert {e.rule for e in stspec.validate(case.data)} == {case.rule}
         assert stspec.verdict_of({case.rule}) == "tolerated"
 

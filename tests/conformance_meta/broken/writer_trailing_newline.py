@@ -11,5 +11,9 @@ import stspec
 load = strict_load
 
 
-def save(path, tensors, metadata):
+def save(
+    path: str,
+    tensors: dict[str, tuple[str, list[int], bytes]],
+    metadata: dict[str, str] | None,
+) -> None:
     Path(path).write_bytes(stspec.serialize(tensors, metadata) + b"\n")

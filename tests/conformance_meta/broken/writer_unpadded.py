@@ -12,7 +12,11 @@ import stspec
 load = strict_load
 
 
-def save(path, tensors, metadata):
+def save(
+    path: str,
+    tensors: dict[str, tuple[str, list[int], bytes]],
+    metadata: dict[str, str] | None,
+) -> None:
     data = stspec.serialize(tensors, metadata)
     (n,) = struct.unpack("<Q", data[:8])
     header = data[8 : 8 + n].rstrip(b" ")

@@ -73,7 +73,8 @@ class Parsed:
     members: the top-level (name, value) pairs in file order, duplicates kept
     positions: character position of every recorded value, keyed by path;
         top-level paths start with the member index, e.g. (3, "shape", 0)
-    name_positions: character position of each top-level member name
+    entries: the match of each canonical entry, by member index; the
+        positions inside it are derived on demand (see :meth:`position`)
     faults: JSON-level violations, in text order
     end: position just past the closing brace (0 if parsing stopped)
     complete: False when a fault stopped the parse (the model is partial)
@@ -81,10 +82,31 @@ class Parsed:
 
     members: list[tuple[str, object]]
     positions: dict[Path, int]
-    name_positions: list[int]
+    entries: dict[int, re.Match[str]]
     faults: list[Fault]
     end: int = 0
     complete: bool = True
+
+    def position(self, path: Path) -> int:
+        """Return the character position of the value at ``path``."""
+        if path in self.positions:
+            return self.positions[path]
+        # Inside a canonical entry: a handful of lookups, done only for the
+        # values a violation names.
+        entry = self.entries[path[0]]  # type: ignore[index]
+        field = path[1]
+        if field == "dtype":
+            return entry.start("dtype") - 1
+        if field == "shape":
+            if len(path) == 2:
+                return entry.start("shape") - 1
+            dims = entry.group("shape").split(",")
+            index = path[2]
+            assert isinstance(index, int)  # noqa: S101 - shape elements are indexed
+            return entry.start("shape") + sum(len(dim) + 1 for dim in dims[:index])
+        if len(path) == 2:
+            return entry.start("begin") - 1
+        return entry.start("end") if path[2] else entry.start("begin")
 
 
 class _Stop(Exception):  # noqa: N818 - internal control flow, never escapes
@@ -95,7 +117,7 @@ class _Parser:
     def __init__(self, text: str, start: int) -> None:
         self.text = text
         self.start = start
-        self.result = Parsed([], {}, [], [])
+        self.result = Parsed([], {}, {}, [])
 
     def fault(self, rule: str, pos: int, msg: str, path: Path = ()) -> None:
         self.result.faults.append(Fault(rule, pos, msg, path))
@@ -225,23 +247,14 @@ class _Parser:
         return pos
 
     def canonical_entry(self, entry: re.Match[str], path: Path) -> dict[str, object]:
-        """Build a matched canonical entry and record its positions."""
-        positions = self.result.positions
-        positions[(*path, "dtype")] = entry.start("dtype") - 1
-        positions[(*path, "shape")] = entry.start("shape") - 1
-        shape: list[int] = []
-        if entry.group("shape"):
-            position = entry.start("shape")
-            for index, digits in enumerate(entry.group("shape").split(",")):
-                positions[(*path, "shape", index)] = position
-                shape.append(int(digits))
-                position += len(digits) + 1
-        positions[(*path, "data_offsets")] = entry.start("begin") - 1
-        positions[(*path, "data_offsets", 0)] = entry.start("begin")
-        positions[(*path, "data_offsets", 1)] = entry.start("end")
+        """Build a matched canonical entry; keep the match to locate its values."""
+        index = path[0]
+        assert isinstance(index, int)  # noqa: S101 - top-level paths start with an index
+        self.result.entries[index] = entry
+        dims = entry.group("shape")
         return {
             "dtype": entry.group("dtype"),
-            "shape": shape,
+            "shape": [int(dim) for dim in dims.split(",")] if dims else [],
             "data_offsets": [int(entry.group("begin")), int(entry.group("end"))],
         }
 
@@ -277,8 +290,6 @@ class _Parser:
             )
         if path:
             child_path = (*path, key)
-        else:
-            self.result.name_positions.append(key_pos)
         return self.ws(pos + 1), key, child_path
 
 

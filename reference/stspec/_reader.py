@@ -394,7 +394,7 @@ def _locate(prefix: _Prefix, parsed: Parsed, finding: Finding) -> SafetensorsErr
     else:
         # Positions are recorded down to shape and offset elements, the
         # deepest values a finding names.
-        offset = _byte_offset(prefix, parsed.positions[finding.path])
+        offset = _byte_offset(prefix, parsed.position(finding.path))
     return SafetensorsError(
         finding.rule, offset, finding.msg, _named(parsed, finding.path)
     )

@@ -148,6 +148,12 @@ CASES = [
         id="2^64",
     ),
     pytest.param(
+        one('{"dtype":"U8","shape":[1,1,99999999999999999999],"data_offsets":[0,1]}'),
+        "NUM-RANGE",
+        b"99999999999999999999",
+        id="20-digits-in-a-canonical-entry",
+    ),
+    pytest.param(
         one('{"dtype":"U8","shape":[' + "1" * 10_000 + '],"data_offsets":[0,1]}'),
         "NUM-RANGE",
         36,

@@ -73,8 +73,8 @@ class Parsed:
     members: the top-level (name, value) pairs in file order, duplicates kept
     positions: character position of every recorded value, keyed by path;
         top-level paths start with the member index, e.g. (3, "shape", 0)
-    entries: the match of each canonical entry, by member index; the
-        positions inside it are derived on demand (see :meth:`position`)
+    text: the header text; positions inside canonical entries are not
+        recorded but derived from it on demand (see :meth:`position`)
     faults: JSON-level violations, in text order
     end: position just past the closing brace (0 if parsing stopped)
     complete: False when a fault stopped the parse (the model is partial)
@@ -82,7 +82,7 @@ class Parsed:
 
     members: list[tuple[str, object]]
     positions: dict[Path, int]
-    entries: dict[int, re.Match[str]]
+    text: str
     faults: list[Fault]
     end: int = 0
     complete: bool = True
@@ -91,9 +91,10 @@ class Parsed:
         """Return the character position of the value at ``path``."""
         if path in self.positions:
             return self.positions[path]
-        # Inside a canonical entry: a handful of lookups, done only for the
-        # values a violation names.
-        entry = self.entries[path[0]]  # type: ignore[index]
+        # Inside a canonical entry: matched again, only for the values a
+        # violation names, so that clean entries cost no bookkeeping.
+        entry = _CANONICAL_ENTRY.match(self.text, self.positions[path[:1]])
+        assert entry is not None  # noqa: S101 - it matched while parsing
         field = path[1]
         if field == "dtype":
             return entry.start("dtype") - 1
@@ -117,7 +118,7 @@ class _Parser:
     def __init__(self, text: str, start: int) -> None:
         self.text = text
         self.start = start
-        self.result = Parsed([], {}, {}, [])
+        self.result = Parsed([], {}, text, [])
 
     def fault(self, rule: str, pos: int, msg: str, path: Path = ()) -> None:
         self.result.faults.append(Fault(rule, pos, msg, path))
@@ -211,7 +212,7 @@ class _Parser:
             if char == "{" and not path:
                 entry = _CANONICAL_ENTRY.match(text, pos)
                 if entry is not None:
-                    _attach(container, key, self.canonical_entry(entry, child_path))
+                    _attach(container, key, _canonical_value(entry))
                     pos = entry.end()
                     continue
             if char in ("{", "["):
@@ -246,18 +247,6 @@ class _Parser:
             )
         return pos
 
-    def canonical_entry(self, entry: re.Match[str], path: Path) -> dict[str, object]:
-        """Build a matched canonical entry; keep the match to locate its values."""
-        index = path[0]
-        assert isinstance(index, int)  # noqa: S101 - top-level paths start with an index
-        self.result.entries[index] = entry
-        dims = entry.group("shape")
-        return {
-            "dtype": entry.group("dtype"),
-            "shape": [int(dim) for dim in dims.split(",")] if dims else [],
-            "data_offsets": [int(entry.group("begin")), int(entry.group("end"))],
-        }
-
     def member_name(
         self, pos: int, path: Path, seen: set[str]
     ) -> tuple[int, str, Path]:
@@ -291,6 +280,16 @@ class _Parser:
         if path:
             child_path = (*path, key)
         return self.ws(pos + 1), key, child_path
+
+
+def _canonical_value(entry: re.Match[str]) -> dict[str, object]:
+    """Build the value of a matched canonical entry (positions are derived)."""
+    dims = entry.group("shape")
+    return {
+        "dtype": entry.group("dtype"),
+        "shape": [int(dim) for dim in dims.split(",")] if dims else [],
+        "data_offsets": [int(entry.group("begin")), int(entry.group("end"))],
+    }
 
 
 def _attach(

@@ -128,7 +128,7 @@ def read(source: Source) -> SafetensorsFile:
         if valid is None:
             # The strict path decides; the fast path's doubts may be false
             # alarms (a "-0" inside a tensor name, say).
-            errors, valid = _validate_buffer(buffer)
+            errors, valid = _validate_buffer(buffer, first_only=True)
     finally:
         if valid is None:
             buffer.release()
@@ -336,14 +336,14 @@ def _suspicious(text: str) -> bool:
 
 
 def _validate_buffer(
-    buffer: memoryview,
+    buffer: memoryview, *, first_only: bool = False
 ) -> tuple[list[SafetensorsError], _Valid | None]:
     with _collector_paused():
-        return _validate_unmanaged(buffer)
+        return _validate_unmanaged(buffer, first_only=first_only)
 
 
 def _validate_unmanaged(
-    buffer: memoryview,
+    buffer: memoryview, *, first_only: bool
 ) -> tuple[list[SafetensorsError], _Valid | None]:
     """Run the authoritative pipeline and collect every violation it reaches.
 
@@ -379,6 +379,10 @@ def _validate_unmanaged(
         findings = findings + check_layout(
             header.tensors, header.indices, data_start, len(buffer) - data_start
         )
+    if first_only and findings:
+        # read() raises only the first violation; a hostile header can hold
+        # a hundred thousand, each of which would otherwise become an error.
+        findings = [min(findings, key=lambda f: _offset_of(prefix, parsed, f))]
     errors += [_locate(prefix, parsed, finding) for finding in findings]
     if errors:
         return _sorted(errors), None
@@ -388,13 +392,14 @@ def _validate_unmanaged(
     return [], _Valid(header_length, header.metadata, table)
 
 
-def _locate(prefix: _Prefix, parsed: Parsed, finding: Finding) -> SafetensorsError:
+def _offset_of(prefix: _Prefix, parsed: Parsed, finding: Finding) -> int:
     if finding.at is not None:
-        offset = finding.at
-    else:
-        # Positions are recorded down to shape and offset elements, the
-        # deepest values a finding names.
-        offset = _byte_offset(prefix, parsed.position(finding.path))
+        return finding.at
+    return _byte_offset(prefix, parsed.position(finding.path))
+
+
+def _locate(prefix: _Prefix, parsed: Parsed, finding: Finding) -> SafetensorsError:
+    offset = _offset_of(prefix, parsed, finding)
     return SafetensorsError(
         finding.rule, offset, finding.msg, _named(parsed, finding.path)
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from stspec._dtypes import BITS, RANK
-from stspec._header import METADATA_KEY, TensorTable
+from stspec._header import FIELDS, METADATA_KEY, TensorTable
 from stspec._json import Number
 from stspec._rules import U64_MAX
 
@@ -86,7 +86,7 @@ def _accept_members(  # noqa: C901, PLR0912
         (key0, dtype), (key1, shape), (key2, offsets) = entry
         if key0 != "dtype" or key1 != "shape" or key2 != "data_offsets":
             fields = dict(entry)
-            if fields.keys() != {"dtype", "shape", "data_offsets"}:
+            if fields.keys() != FIELDS:
                 raise _Decline
             dtype, shape, offsets = (
                 fields["dtype"],

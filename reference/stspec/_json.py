@@ -23,7 +23,6 @@ Path = tuple[str | int, ...]
 
 _WS: Final = re.compile(r"[ \t\n\r]*")
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-_PLAIN_INT: Final = re.compile(r"0|[1-9][0-9]{0,19}")
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
 # The C string scanner behind json; typeshed does not declare it.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
@@ -32,7 +31,9 @@ _LITERALS: Final = {"true": True, "false": False, "null": None}
 # keeps the strict path fast on large headers; anything else (whitespace,
 # escapes, other field orders, long numbers) takes the general path, which
 # accepts the same entries.
+# A plain integer token of at most 20 digits: the only number converted to int.
 _INT: Final = r"(?:0|[1-9][0-9]{0,19})"
+_PLAIN_INT: Final = re.compile(_INT)
 _CANONICAL_ENTRY: Final = re.compile(
     rf'\{{"dtype":"(?P<dtype>[^"\\\x00-\x1f]*)",'
     rf'"shape":\[(?P<shape>(?:{_INT}(?:,{_INT})*)?)\],'

@@ -14,6 +14,7 @@ from typing import Final, NamedTuple
 
 from stspec._dtypes import BITS, OVERFLOW, RANK, bit_count
 from stspec._errors import HeaderPath, SafetensorsError
+from stspec._header import METADATA_KEY
 from stspec._rules import MAX_HEADER_SIZE, U64_MAX
 
 __all__ = ["BytesLike", "Tensor", "serialize", "write"]
@@ -23,7 +24,6 @@ __all__ = ["BytesLike", "Tensor", "serialize", "write"]
 # collections.abc.Buffer only exists from Python 3.12.
 BytesLike = bytes | bytearray | memoryview
 
-METADATA_KEY: Final = "__metadata__"
 _ALIGNMENT: Final = 8  # spec: the byte buffer starts at a multiple of 8
 
 

@@ -5,6 +5,7 @@ from stspec._errors import SafetensorsError
 from stspec._header import TensorInfo, TensorTable
 from stspec._reader import SafetensorsFile, read, validate
 from stspec._rules import MAX_HEADER_SIZE, RULES, RULES_BY_ID, Rule, verdict_of
+from stspec._version import SPEC_VERSION, __version__
 from stspec._writer import Tensor, serialize, write
 
 __all__ = [
@@ -12,6 +13,7 @@ __all__ = [
     "MAX_HEADER_SIZE",
     "RULES",
     "RULES_BY_ID",
+    "SPEC_VERSION",
     "DType",
     "Rule",
     "SafetensorsError",
@@ -25,7 +27,6 @@ __all__ = [
     "verdict_of",
     "write",
 ]
-__version__ = "0.1.0"
 
 
 def __dir__() -> list[str]:

@@ -282,6 +282,7 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
         return None
     lines = [
         f"stspec conformance suite {SUITE_VERSION}: {state.adapter.label()}",
+        f"capabilities: {state.adapter.capabilities.describe()}",
         f"corpus: {state.corpus.directory} ({len(state.corpus.cases)} cases)",
     ]
     lines += [

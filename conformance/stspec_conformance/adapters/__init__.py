@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from stspec_conformance._capabilities import ALL_DTYPES, Capabilities
 from stspec_conformance.adapters._base import (
-    ALL_DTYPES,
     Adapter,
     AdapterOutputError,
     Hang,
@@ -18,6 +18,7 @@ __all__ = [
     "ALL_DTYPES",
     "Adapter",
     "AdapterOutputError",
+    "Capabilities",
     "Hang",
     "ImplError",
     "InProcessAdapter",

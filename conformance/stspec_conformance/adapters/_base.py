@@ -9,10 +9,11 @@ import time
 import tracemalloc
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import pytest
 
+from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._model import Content, Outcome, Status
 
 if TYPE_CHECKING:
@@ -21,14 +22,6 @@ if TYPE_CHECKING:
 MemoryMode = Literal["tracemalloc", "rss"] | None
 RawTensors = Mapping[str, tuple[str, tuple[int, ...] | list[int], bytes]]
 T = TypeVar("T")
-
-ALL_DTYPES: Final = frozenset(
-    {
-        "BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3",
-        "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I16", "U16", "F16", "BF16",
-        "I32", "U32", "F32", "C64", "F64", "I64", "U64",
-    }
-)  # fmt: skip
 
 
 class Hang(BaseException):
@@ -46,12 +39,17 @@ class Adapter(ABC):
     name: str = "?"
     version: str = "?"
     kind: str = "in-process"
-    save_dtypes: frozenset[str] = ALL_DTYPES
+    capabilities: Capabilities = Capabilities()
 
     @property
-    @abstractmethod
     def can_save(self) -> bool:
         """Whether the implementation has a writer (the writer tests run)."""
+        return self.capabilities.write
+
+    @property
+    def save_dtypes(self) -> frozenset[str]:
+        """The dtypes the writer supports (``capabilities.write_dtypes``)."""
+        return self.capabilities.write_dtypes
 
     @abstractmethod
     def attempt_load(

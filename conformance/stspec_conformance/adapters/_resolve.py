@@ -9,6 +9,8 @@ import traceback
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from stspec_conformance._capabilities import CapabilityError
+
 if TYPE_CHECKING:
     from stspec_conformance.adapters._base import Adapter
 
@@ -66,7 +68,10 @@ def _command(spec: str, memory_limit: int | None) -> Adapter:
             f"--impl={spec}: program {program!r} is "
             "neither on PATH nor an executable file"
         )
-    return CommandAdapter(argv, memory_limit=memory_limit)
+    try:
+        return CommandAdapter(argv, memory_limit=memory_limit)
+    except CapabilityError as exc:
+        raise ImplError(f"--impl={spec}: {exc}") from None
 
 
 def _module(spec: str) -> Adapter:
@@ -99,6 +104,8 @@ def _module(spec: str) -> Adapter:
         origin = spec
     try:
         return ModuleAdapter(module, origin)
+    except CapabilityError as exc:
+        raise ImplError(f"--impl={spec}: {exc}") from None
     except TypeError as exc:
         raise ImplError(
             f"--impl={spec}: {exc}; an adapter module must define "

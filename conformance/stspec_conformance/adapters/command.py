@@ -35,9 +35,9 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Final
 
+from stspec_conformance._capabilities import from_describe
 from stspec_conformance._model import Content, Outcome, TensorDigest
 from stspec_conformance.adapters._base import (
-    ALL_DTYPES,
     Adapter,
     MemoryMode,
     RawTensors,
@@ -77,14 +77,9 @@ class CommandAdapter(Adapter):
         self.cwd = cwd
         self.name = " ".join(argv)
         self.version = "?"
-        self._writes = False
         self.describe_error = ""
+        self.protocol = 1
         self._describe()
-
-    @property
-    def can_save(self) -> bool:
-        """``--describe`` said ``"write": true``."""
-        return self._writes
 
     def _describe(self) -> None:
         result = self._run([*self.argv, "--describe"], None, DESCRIBE_TIMEOUT)
@@ -98,10 +93,8 @@ class CommandAdapter(Adapter):
             return
         self.name = str(info.get("name", self.name))
         self.version = str(info.get("version", self.version))
-        self._writes = info.get("write") is True
-        dtypes = info.get("save_dtypes")
-        if isinstance(dtypes, list):
-            self.save_dtypes = frozenset(str(d) for d in dtypes) & ALL_DTYPES
+        self.capabilities = from_describe(info, source=f"{self.name} --describe")
+        self.protocol = 2 if info.get("protocol") == 2 else 1
 
     def _run(
         self, argv: list[str], stdin: bytes | None, timeout: float

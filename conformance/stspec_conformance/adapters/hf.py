@@ -11,8 +11,8 @@ same last-one-wins rule as HF's serde reader).
 Writing: ``safetensors.serialize_file`` with ``TensorSpec``s.  The Python
 binding has no names for the F6 dtypes and expresses F4 only as pairs
 (``float4_e2m1fn_x2``, so an F4 tensor needs an even last dimension); those
-dtypes are left out of :attr:`HFAdapter.save_dtypes` and shown as failures
-of the per-dtype writer test instead.
+dtypes are left out of the declared ``write_dtypes``.  The dtypes it reads
+are probed at start-up, so an older installed version declares what it has.
 """
 
 from __future__ import annotations
@@ -24,13 +24,15 @@ import os
 import struct
 from typing import TYPE_CHECKING, Any, Final
 
+import stspec
+from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._model import (
     HASH_LIMIT,
     Content,
     TensorDigest,
     window_digests_at,
 )
-from stspec_conformance.adapters._base import ALL_DTYPES, InProcessAdapter, RawTensors
+from stspec_conformance.adapters._base import InProcessAdapter, RawTensors
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -66,18 +68,37 @@ class HFAdapter(InProcessAdapter):
     """The Hugging Face reference implementation, through its Python API."""
 
     name = "safetensors"
-    save_dtypes = ALL_DTYPES - {"F4", "F6_E2M3", "F6_E3M2"}
 
     def __init__(self) -> None:
         import safetensors  # noqa: PLC0415 - optional dependency
 
         self._st = safetensors
         self.version = str(safetensors.__version__)
+        reads = self._readable_dtypes()
+        # Before TensorSpec the binding could only write framework tensors.
+        writes = hasattr(safetensors, "TensorSpec") and hasattr(
+            safetensors, "serialize_file"
+        )
+        self.capabilities = Capabilities(
+            read_dtypes=reads,
+            write=writes,
+            write_dtypes=reads & frozenset(_SPEC_TO_TORCH) - {"F4"},
+        )
 
-    @property
-    def can_save(self) -> bool:
-        """The package has a writer."""
-        return True
+    def _readable_dtypes(self) -> frozenset[str]:
+        """The dtypes this installed version reads (older ones lack F4, F8, C64...).
+
+        Probed, not looked up by version: one eight-element tensor per dtype.
+        """
+        readable = set()
+        for dtype in stspec.DTYPES:
+            data = stspec.serialize({"t": (dtype.name, (8,), bytes(dtype.bits))})
+            try:
+                self._st.deserialize(data)  # type: ignore[no-untyped-call]
+            except Exception:  # noqa: BLE001, S112 - any refusal means unsupported
+                continue
+            readable.add(dtype.name)
+        return frozenset(readable)
 
     def load(self, path: str) -> Content:
         """Validate with ``safe_open``, then take the bytes (see module doc)."""

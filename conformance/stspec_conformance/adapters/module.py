@@ -12,8 +12,12 @@ The contract (see the README, "The conformance suite"):
     optional strings for the report header.
 ``classify(exc) -> str | None``
     optional; the spec rule id a rejection corresponds to (``--check-rules``).
+``CAPABILITIES``
+    optional dict declaring what the implementation does (dtypes it reads and
+    writes, header-only, metadata presence; see
+    :mod:`stspec_conformance._capabilities`).
 ``SAVE_DTYPES``
-    optional iterable of the dtype names ``save`` supports (default: all 22).
+    older spelling of ``CAPABILITIES["write_dtypes"]``.
 """
 
 from __future__ import annotations
@@ -24,8 +28,8 @@ import importlib.util
 import sys
 from typing import TYPE_CHECKING, Any, cast
 
+from stspec_conformance._capabilities import from_module
 from stspec_conformance.adapters._base import (
-    ALL_DTYPES,
     InProcessAdapter,
     RawTensors,
     content_from_raw,
@@ -55,14 +59,13 @@ class ModuleAdapter(InProcessAdapter):
         )
         self.name = str(getattr(module, "NAME", origin))
         self.version = str(getattr(module, "VERSION", "?"))
-        dtypes = getattr(module, "SAVE_DTYPES", None)
-        self.save_dtypes = ALL_DTYPES if dtypes is None else frozenset(dtypes)
+        self.capabilities = from_module(
+            getattr(module, "CAPABILITIES", None),
+            getattr(module, "SAVE_DTYPES", None),
+            has_writer=self._save is not None,
+            origin=origin,
+        )
         self.module = module
-
-    @property
-    def can_save(self) -> bool:
-        """A ``save`` function is defined."""
-        return self._save is not None
 
     def load(self, path: str) -> Content:
         """Call the module's ``load`` and check what it returned."""

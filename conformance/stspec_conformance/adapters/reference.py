@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import stspec
+from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._model import Content, TensorDigest
 from stspec_conformance.adapters._base import InProcessAdapter, RawTensors
 
@@ -20,12 +21,9 @@ class ReferenceAdapter(InProcessAdapter):
     """
 
     name = "reference"
-    version = stspec.__version__
+    version = str(getattr(stspec, "__version__", "?"))  # not in stspec.__all__
 
-    @property
-    def can_save(self) -> bool:
-        """The reference has a writer."""
-        return True
+    capabilities = Capabilities(write=True)
 
     def load(self, path: str) -> Content:
         """Read and validate ``path``; digest every tensor in place."""

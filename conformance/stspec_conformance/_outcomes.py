@@ -1,0 +1,91 @@
+"""The outcome classes a suite test reports, and the helpers that record them.
+
+A test says what the implementation did by appending one user property,
+``("stspec_outcome", CLASS)``, to its item; the controller reads it from the
+test report (it travels through xdist), so scores and reports count
+outcomes, not just passes and failures.  The last recorded outcome of a test
+wins (a property test records one per example; the failing one is last).
+
+``resource`` is a failure that is not a wrong verdict: the implementation ran
+past its CPU-time or memory allowance.  ``not-applicable`` is a skip whose
+reason starts with ``not applicable:``; the implementation declared that it
+does not do what the test needs (see :mod:`stspec_conformance._capabilities`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final, Literal, NoReturn, get_args
+
+import pytest
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+__all__ = [
+    "CRASH_PROPERTY",
+    "NOT_APPLICABLE",
+    "OUTCOMES",
+    "PROPERTY",
+    "OutcomeClass",
+    "is_not_applicable",
+    "not_applicable",
+    "outcome_of",
+    "record",
+    "resource_failure",
+]
+
+OutcomeClass = Literal[
+    "accepted",
+    "rejected",
+    "crashed",
+    "hung",
+    "resource",
+    "wrong-content",
+    "invalid-output",
+    "not-applicable",
+]
+OUTCOMES: Final[tuple[OutcomeClass, ...]] = get_args(OutcomeClass)
+PROPERTY: Final = "stspec_outcome"
+# For ``crashed``: what kind of crash ("signal 11", "exit status 1",
+# "AttributeError"), so a report can tell a segfault from a traceback.
+CRASH_PROPERTY: Final = "stspec_crash"
+NOT_APPLICABLE: Final = "not applicable: "
+
+
+def record(node: pytest.Item | None, outcome: OutcomeClass, *, crash: str = "") -> None:
+    """Record ``outcome`` (and for a crash its kind) on the test item."""
+    if outcome not in OUTCOMES:
+        msg = f"unknown outcome class {outcome!r}; one of {', '.join(OUTCOMES)}"
+        raise ValueError(msg)
+    if node is None:
+        return
+    node.user_properties.append((PROPERTY, outcome))
+    if crash and outcome == "crashed":
+        node.user_properties.append((CRASH_PROPERTY, crash))
+
+
+def outcome_of(properties: Iterable[tuple[str, object]]) -> OutcomeClass | None:
+    """The last outcome recorded in a report's ``user_properties``, or None."""
+    found: OutcomeClass | None = None
+    for key, value in properties:
+        if key == PROPERTY and value in OUTCOMES:
+            found = value
+    return found
+
+
+def not_applicable(reason: str, node: pytest.Item | None = None) -> NoReturn:
+    """Skip the test as outside the implementation's declared capabilities."""
+    record(node, "not-applicable")
+    pytest.skip(NOT_APPLICABLE + reason)
+
+
+def is_not_applicable(skip_reason: str) -> bool:
+    """Whether a skip reason (as pytest reports it) is a not-applicable skip."""
+    text = skip_reason.removeprefix("Skipped: ").lstrip()
+    return text.startswith(NOT_APPLICABLE.rstrip())
+
+
+def resource_failure(message: str, node: pytest.Item | None = None) -> NoReturn:
+    """Fail as a ``resource`` outcome: over an allowance, not a wrong verdict."""
+    record(node, "resource")
+    pytest.fail(f"resource: {message}", pytrace=False)

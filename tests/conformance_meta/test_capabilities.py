@@ -1,0 +1,122 @@
+"""Capability declarations: parsed from both paths, and every mistake named."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from stspec_conformance._capabilities import (
+    ALL_DTYPES,
+    Capabilities,
+    CapabilityError,
+    from_describe,
+    from_mapping,
+    from_module,
+)
+from stspec_conformance.adapters import ImplError, resolve
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def test_defaults_are_a_full_reader_without_a_writer() -> None:
+    caps = from_mapping({}, source="x")
+    assert caps == Capabilities()
+    assert caps.read_dtypes == ALL_DTYPES
+    assert len(ALL_DTYPES) == 22
+    assert not caps.write
+    assert caps.describe() == ("reads tensor bytes; reads all 22 dtypes; no writer")
+
+
+def test_a_narrow_declaration_is_kept_and_described() -> None:
+    caps = from_mapping(
+        {"read_dtypes": ["U8", "F32"], "header_only": True, "metadata_presence": False},
+        source="x",
+    )
+    assert caps.read_dtypes == {"U8", "F32"}
+    assert caps.reads("U8")
+    assert not caps.reads("U8", "F64")
+    assert caps.header_only
+    assert "header-only validator" in caps.describe()
+    assert "absent __metadata__ = {}" in caps.describe()
+    assert caps.as_json()["read_dtypes"] == ["U8", "F32"]
+
+
+@pytest.mark.parametrize(
+    ("declared", "says"),
+    [
+        ({"read_dtype": ["U8"]}, "unknown key(s) 'read_dtype'"),
+        ({"read_dtypes": ["U8", "f32"]}, "unknown dtype(s) 'f32'"),
+        ({"read_dtypes": "U8"}, "must be a list of dtype names"),
+        ({"read_dtypes": []}, "is empty"),
+        ({"header_only": "yes"}, "must be true or false"),
+        ({"write_dtypes": ["U8"]}, "write_dtypes given, but there is no writer"),
+        (["U8"], "must be a mapping"),
+    ],
+)
+def test_mistakes_are_named(declared: object, says: str) -> None:
+    with pytest.raises(CapabilityError) as caught:
+        from_mapping(declared, source="where")
+    assert says in str(caught.value)
+    assert str(caught.value).startswith("where")
+
+
+def test_python_writer_is_the_presence_of_save() -> None:
+    assert from_module(None, None, has_writer=True, origin="m").write
+    assert not from_module(None, None, has_writer=False, origin="m").write
+    with pytest.raises(CapabilityError, match="does not define save"):
+        from_module({"write": True}, None, has_writer=False, origin="m")
+
+
+def test_python_legacy_save_dtypes() -> None:
+    caps = from_module(None, frozenset({"U8"}), has_writer=True, origin="m")
+    assert caps.write_dtypes == {"U8"}
+    with pytest.raises(CapabilityError, match="both"):
+        from_module({"write_dtypes": ["U8"]}, ["U8"], has_writer=True, origin="m")
+    with pytest.raises(CapabilityError, match="must be a dict"):
+        from_module(["U8"], None, has_writer=True, origin="m")
+
+
+def test_describe_protocol_2_and_legacy() -> None:
+    caps = from_describe(
+        {
+            "protocol": 2,
+            "capabilities": {"read_dtypes": ["U8"], "write": True},
+        },
+        source="cmd",
+    )
+    assert caps.read_dtypes == {"U8"}
+    assert caps.write
+    old = from_describe({"write": True, "save_dtypes": ["F32"]}, source="cmd")
+    assert old.write
+    assert old.write_dtypes == {"F32"}
+    with pytest.raises(CapabilityError, match="protocol must be 1 or 2"):
+        from_describe({"protocol": 3}, source="cmd")
+    with pytest.raises(CapabilityError, match="top level and in capabilities"):
+        from_describe({"write": True, "capabilities": {"write": True}}, source="c")
+
+
+def test_adapters_expose_capabilities(tmp_path: Path) -> None:
+    reference = resolve("reference")
+    assert reference.capabilities.write
+    assert reference.capabilities.read_dtypes == ALL_DTYPES
+    adapter = tmp_path / "narrow.py"
+    adapter.write_text(
+        "CAPABILITIES = {'read_dtypes': ['U8'], 'header_only': True}\n"
+        "def load(path):\n    return {}, None\n"
+    )
+    narrow = resolve(str(adapter))
+    assert narrow.capabilities.read_dtypes == {"U8"}
+    assert narrow.capabilities.header_only
+    assert not narrow.can_save
+
+
+def test_a_bad_declaration_is_a_usage_error(tmp_path: Path) -> None:
+    adapter = tmp_path / "typo.py"
+    adapter.write_text(
+        "CAPABILITIES = {'read_dtypes': ['FP32']}\n"
+        "def load(path):\n    return {}, None\n"
+    )
+    with pytest.raises(ImplError, match=r"unknown dtype.*'FP32'"):
+        resolve(str(adapter))

@@ -4,7 +4,15 @@ from stspec._dtypes import DTYPES, DType
 from stspec._errors import SafetensorsError
 from stspec._header import TensorInfo, TensorTable
 from stspec._reader import SafetensorsFile, read, validate
-from stspec._rules import MAX_HEADER_SIZE, RULES, RULES_BY_ID, Rule, verdict_of
+from stspec._rules import (
+    MAX_HEADER_SIZE,
+    RULES,
+    RULES_BY_ID,
+    SHARD_CHECKS,
+    Rule,
+    SetCheck,
+    verdict_of,
+)
 from stspec._version import SPEC_VERSION, __version__
 from stspec._writer import Tensor, serialize, write
 
@@ -13,11 +21,13 @@ __all__ = [
     "MAX_HEADER_SIZE",
     "RULES",
     "RULES_BY_ID",
+    "SHARD_CHECKS",
     "SPEC_VERSION",
     "DType",
     "Rule",
     "SafetensorsError",
     "SafetensorsFile",
+    "SetCheck",
     "Tensor",
     "TensorInfo",
     "TensorTable",

@@ -13,7 +13,7 @@ import pytest
 
 import stspec
 from stspec._dtypes import DTYPES
-from stspec._rules import RULES, RULES_BY_ID, U64_MAX
+from stspec._rules import RULES, RULES_BY_ID, SHARD_CHECKS, SHARD_CHECKS_BY_ID, U64_MAX
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
 SPEC_PATH = SPEC_DIR / "SPEC.md"
@@ -90,6 +90,15 @@ def definitions_by_id() -> dict[str, tuple[str, str, str, str, str, list[str]]]:
     return {entry[0]: entry for entry in definitions()}
 
 
+def rule_definitions() -> list[tuple[str, str, str, str, str, list[str]]]:
+    """The definitions of format rules (set checks have the scope ``set``)."""
+    return [entry for entry in definitions() if entry[2] != "set"]
+
+
+def set_check_definitions() -> list[tuple[str, str, str, str, str, list[str]]]:
+    return [entry for entry in definitions() if entry[2] == "set"]
+
+
 def worked_example() -> bytes:
     block = spec_text().split("### 2.1 Worked example", 1)[1].split("```", 2)[1]
     rows = _HEX_LINE.findall(block)
@@ -116,24 +125,24 @@ def file_of(header: bytes, data: bytes = b"") -> bytes:
 
 
 def test_spec_defines_every_registry_rule_exactly_once() -> None:
-    defined = [entry[0] for entry in definitions()]
+    defined = [entry[0] for entry in rule_definitions()]
     for rule in RULES:
         assert defined.count(rule.id) == 1, rule.id
 
 
 def test_spec_defines_no_rule_outside_the_registry() -> None:
-    unknown = {entry[0] for entry in definitions()} - set(RULES_BY_ID)
+    unknown = {entry[0] for entry in rule_definitions()} - set(RULES_BY_ID)
     assert not unknown
 
 
 def test_each_definition_has_the_registry_level_and_scope() -> None:
-    for rule_id, level, scope, *_ in definitions():
+    for rule_id, level, scope, *_ in rule_definitions():
         rule = RULES_BY_ID[rule_id]
         assert (level, scope) == (rule.level, rule.scope), rule_id
 
 
 def test_each_definition_states_the_registry_statement() -> None:
-    for rule_id, _, _, statement, *_ in definitions():
+    for rule_id, _, _, statement, *_ in rule_definitions():
         assert statement == RULES_BY_ID[rule_id].statement, rule_id
 
 
@@ -147,7 +156,7 @@ def test_statements_use_the_keyword_of_their_level() -> None:
 
 
 def test_each_definition_has_a_rationale_then_a_source() -> None:
-    for rule_id, *_, body in definitions():
+    for rule_id, *_, body in rule_definitions():
         starts = [paragraph.split(":", 1)[0] for paragraph in body]
         assert starts[:1] == ["Rationale"], rule_id
         assert starts.count("Source") == 1, rule_id
@@ -157,7 +166,7 @@ def test_each_definition_has_a_rationale_then_a_source() -> None:
 def test_sources_cite_a_seed_file_or_a_decision_that_exists() -> None:
     decisions = set(re.findall(r"^\*\*(D\d+) ", spec_text(), re.MULTILINE))
     assert decisions
-    for rule_id, *_, body in definitions():
+    for rule_id, *_, body in rule_definitions():
         source = body[-1]
         seeds = set(re.findall(r"safetensors-[\w.-]+?\.(?:txt|md)\b", source))
         cited = set(re.findall(r"\bdecision (D\d+)\b", source))
@@ -176,14 +185,14 @@ def test_every_backticked_rule_id_exists_in_the_registry() -> None:
         if token.endswith("-*"):
             assert any(rule_id.startswith(token[:-1]) for rule_id in RULES_BY_ID), token
         else:
-            assert token in RULES_BY_ID, token
+            assert token in RULES_BY_ID or token in SHARD_CHECKS_BY_ID, token
 
 
 def test_rule_index_lists_every_rule_with_level_scope_family_and_section() -> None:
     appendix = spec_text().split("## Appendix B", 1)[1]
     rows = {row[0]: row[1:] for row in _INDEX_ROW.findall(appendix)}
     assert list(rows) == [rule.id for rule in RULES]
-    sections = {rule_id: entry[4] for rule_id, entry in definitions_by_id().items()}
+    sections = {entry[0]: entry[4] for entry in rule_definitions()}
     for rule in RULES:
         assert rows[rule.id] == (rule.level, rule.scope, rule.family, sections[rule.id])
 
@@ -206,6 +215,32 @@ def test_sub_byte_packing_example_matches_ml_dtypes_codes() -> None:
     codes = [int(code) & 0xF for code in values.view(numpy.uint8)]
     packed = bytes(codes[i] | codes[i + 1] << 4 for i in range(0, len(codes), 2))
     assert f"`{packed.hex(' ')}`" in spec_text()
+
+
+# --- sharded checkpoints (§13.2) ---------------------------------------------
+
+
+def test_spec_defines_every_shard_check_once_with_its_severity_and_statement() -> None:
+    found = set_check_definitions()
+    assert [entry[0] for entry in found] == [check.id for check in SHARD_CHECKS]
+    for check_id, severity, _, statement, section, body in found:
+        check = SHARD_CHECKS_BY_ID[check_id]
+        assert (severity, statement) == (check.severity, check.statement), check_id
+        assert section == "13", check_id
+        assert body[0].startswith("Rationale: "), check_id
+
+
+def test_shard_check_ids_never_collide_with_rule_ids() -> None:
+    assert not set(SHARD_CHECKS_BY_ID) & set(RULES_BY_ID)
+
+
+def test_each_shard_check_has_an_anchor_on_the_line_before_it() -> None:
+    lines = spec_text().splitlines()
+    for check in SHARD_CHECKS:
+        (index,) = [
+            i for i, line in enumerate(lines) if line.startswith(f"**{check.id}** ")
+        ]
+        assert lines[index - 1] == f'<a id="{check.id.lower()}"></a>', check.id
 
 
 # --- the worked example ------------------------------------------------------

@@ -16,12 +16,16 @@ from stspec._header import Finding, TensorTable, check_members
 from stspec._json import Parsed, Path, parse_object
 from stspec._layout import check_layout
 from stspec._rules import MAX_HEADER_SIZE
+from stspec._unmapped import FileBuffer
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from types import TracebackType
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview
+# What the pipeline reads from: a mapping's (or the caller's) memoryview, or a
+# file served by ordinary reads (read(path, mapped=False)).
+Buffer = memoryview | FileBuffer
 
 PREFIX_SIZE: Final = 8
 _JSON_WS: Final = " \t\n\r"
@@ -61,7 +65,7 @@ class SafetensorsFile:
     file_length: int
 
     def __init__(
-        self, buffer: memoryview, valid: _Valid, mapping: mmap.mmap | None
+        self, buffer: Buffer, valid: _Valid, mapping: mmap.mmap | None
     ) -> None:
         self._buffer = buffer
         self._mapping = mapping
@@ -109,19 +113,24 @@ class SafetensorsFile:
         )
 
 
-def read(source: Source) -> SafetensorsFile:
+def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     """Open and fully validate a safetensors file.
 
     ``source`` is a path (memory-mapped; tensor bytes are not read until asked)
     or the file's bytes.  The reference is strict: a file that breaks any rule,
     including the MAY rules a lenient reader could tolerate, is rejected.
 
+    A mapped file that another process truncates kills this process with
+    SIGBUS when a tensor view is touched.  ``mapped=False`` reads instead:
+    the header is copied on open, ``tensor_bytes`` returns a copy, and a file
+    that has shrunk since raises SafetensorsError (LAYOUT-BOUNDS) there.
+
     Raises:
         SafetensorsError: the first violation by byte offset, with its rule id.
-        OSError: the path cannot be opened or mapped.
+        OSError: the path cannot be opened, mapped or read.
 
     """
-    buffer, mapping = _open(source)
+    buffer, mapping = _open(source, mapped=mapped)
     errors: list[SafetensorsError] = []
     try:
         valid = _read_fast(buffer)
@@ -139,14 +148,17 @@ def read(source: Source) -> SafetensorsFile:
     return SafetensorsFile(buffer, valid, mapping)
 
 
-def validate(source: Source) -> list[SafetensorsError]:
+def validate(source: Source, *, mapped: bool = True) -> list[SafetensorsError]:
     """Return every rule the file breaks, sorted by byte offset ([] if valid).
 
+    ``mapped=False`` copies the header with ordinary reads instead of mapping
+    the file (see :func:`read`); validation never touches tensor bytes.
+
     Raises:
-        OSError: the path cannot be opened or mapped.
+        OSError: the path cannot be opened, mapped or read.
 
     """
-    buffer, mapping = _open(source)
+    buffer, mapping = _open(source, mapped=mapped)
     try:
         if _read_fast(buffer) is not None:
             return []
@@ -157,13 +169,15 @@ def validate(source: Source) -> list[SafetensorsError]:
             mapping.close()
 
 
-def _open(source: Source) -> tuple[memoryview, mmap.mmap | None]:
+def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return memoryview(source).cast("B"), None
     if not isinstance(source, (str, os.PathLike)):
         raise TypeError(
             f"source must be a path or bytes-like object, not {type(source).__name__}"
         )
+    if not mapped:
+        return FileBuffer(source), None
     with open(source, "rb") as file:  # noqa: PTH123 - accepts str and PathLike alike
         if os.fstat(file.fileno()).st_size == 0:
             # mmap refuses empty files; an empty file is simply too short.
@@ -175,7 +189,7 @@ def _open(source: Source) -> tuple[memoryview, mmap.mmap | None]:
 # 1. Length prefix and header bytes -----------------------------------------
 
 
-def _read_prefix(view: memoryview) -> tuple[int | None, list[SafetensorsError]]:
+def _read_prefix(view: Buffer) -> tuple[int | None, list[SafetensorsError]]:
     if len(view) < PREFIX_SIZE:
         return None, [
             SafetensorsError(
@@ -212,7 +226,7 @@ def _read_prefix(view: memoryview) -> tuple[int | None, list[SafetensorsError]]:
 
 
 def _read_text(
-    buffer: memoryview, header_length: int
+    buffer: Buffer, header_length: int
 ) -> tuple[_Prefix | None, list[SafetensorsError]]:
     raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
     try:
@@ -300,12 +314,12 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _read_fast(buffer: memoryview) -> _Valid | None:
+def _read_fast(buffer: Buffer) -> _Valid | None:
     with _collector_paused():
         return _read_fast_unmanaged(buffer)
 
 
-def _read_fast_unmanaged(buffer: memoryview) -> _Valid | None:
+def _read_fast_unmanaged(buffer: Buffer) -> _Valid | None:
     """Accept a clean file quickly; return None if anything needs a closer look.
 
     The C JSON decoder is lenient where the spec is strict, so every header it
@@ -336,14 +350,14 @@ def _suspicious(text: str) -> bool:
 
 
 def _validate_buffer(
-    buffer: memoryview, *, first_only: bool = False
+    buffer: Buffer, *, first_only: bool = False
 ) -> tuple[list[SafetensorsError], _Valid | None]:
     with _collector_paused():
         return _validate_unmanaged(buffer, first_only=first_only)
 
 
 def _validate_unmanaged(
-    buffer: memoryview, *, first_only: bool
+    buffer: Buffer, *, first_only: bool
 ) -> tuple[list[SafetensorsError], _Valid | None]:
     """Run the authoritative pipeline and collect every violation it reaches.
 

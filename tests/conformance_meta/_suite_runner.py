@@ -34,7 +34,15 @@ class Run:
         raise KeyError(f"{name} did not run; ran {sorted(self.results)[:30]}")
 
 
-def run_suite(impl: str, *args: str, tmp_path: Path, timeout: float = 300) -> Run:
+def run_suite(
+    impl: str,
+    *args: str,
+    tmp_path: Path,
+    timeout: float = 300,
+    target: tuple[str, ...] = (str(SUITE),),
+    cwd: Path = ROOT,
+) -> Run:
+    """Run the suite on ``impl``; ``target`` is what pytest is pointed at."""
     report = tmp_path / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("STSPEC_")}
     process = subprocess.run(
@@ -42,7 +50,7 @@ def run_suite(impl: str, *args: str, tmp_path: Path, timeout: float = 300) -> Ru
             sys.executable,
             "-m",
             "pytest",
-            str(SUITE),
+            *target,
             f"--impl={impl}",
             f"--report-json={report}",
             "-q",
@@ -50,7 +58,7 @@ def run_suite(impl: str, *args: str, tmp_path: Path, timeout: float = 300) -> Ru
             "no:cacheprovider",
             *args,
         ],
-        cwd=ROOT,
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -9,7 +9,7 @@ from stspec_conformance import _checks
 if TYPE_CHECKING:
     import pytest
 
-    from stspec_conformance.plugin import SuiteState
+    from stspec_conformance._state import SuiteState
 
 CASE_SOURCE = "files"
 

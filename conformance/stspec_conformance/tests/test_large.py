@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     import pytest
 
-    from stspec_conformance.plugin import SuiteState
+    from stspec_conformance._state import SuiteState
 
 CASE_SOURCE = "recipes"
 

@@ -14,7 +14,7 @@ from stspec_conformance import strategies as sts
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from stspec_conformance.plugin import SuiteState
+    from stspec_conformance._state import SuiteState
 
 
 @given(case=sts.valid_files())

@@ -17,7 +17,7 @@ from stspec_conformance import strategies as sts
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from stspec_conformance.plugin import SuiteState
+    from stspec_conformance._state import SuiteState
 
 
 @pytest.mark.parametrize("kind", sts.CORRUPTION_KINDS)

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from stspec_conformance._state import SuiteState
     from stspec_conformance.adapters import Adapter
-    from stspec_conformance.plugin import SuiteState
 
 pytestmark = pytest.mark.stspec_writer
 
@@ -100,6 +100,7 @@ def _refused(
         )
 
 
+@pytest.mark.stspec_rules("WRITE-VALID")
 @given(data=st.data())
 def test_writer_output_valid_and_equal(
     data: st.DataObject, writer: Adapter, suite: SuiteState, scratch: Path
@@ -112,6 +113,7 @@ def test_writer_output_valid_and_equal(
     _valid_and_equal(path, tensors, metadata)
 
 
+@pytest.mark.stspec_rules("WRITE-CANONICAL")
 @given(data=st.data())
 def test_writer_output_canonical(
     data: st.DataObject, writer: Adapter, suite: SuiteState, scratch: Path
@@ -129,6 +131,7 @@ def test_writer_output_canonical(
         )
 
 
+@pytest.mark.stspec_rules("WRITE-CANONICAL")
 @given(
     metadata=st.dictionaries(
         st.text(max_size=4), st.text(max_size=4), min_size=2, max_size=4
@@ -148,6 +151,7 @@ def test_writer_metadata_keys_sorted(
         )
 
 
+@pytest.mark.stspec_rules("WRITE-VALID")
 @pytest.mark.parametrize("dtype", sts.DTYPE_NAMES)
 def test_writer_dtype(
     dtype: str, writer: Adapter, suite: SuiteState, scratch: Path
@@ -160,11 +164,13 @@ def test_writer_dtype(
     )
 
 
+@pytest.mark.stspec_rules("WRITE-VALID")
 def test_writer_empty_file(writer: Adapter, suite: SuiteState, scratch: Path) -> None:
     """No tensors and no metadata: a valid (16-byte) file."""
     _valid_and_equal(_save(writer, scratch, {}, None, suite.timeout), {}, None)
 
 
+@pytest.mark.stspec_rules("WRITE-VALID")
 def test_writer_empty_metadata_without_tensors(
     writer: Adapter, suite: SuiteState, scratch: Path
 ) -> None:
@@ -172,6 +178,7 @@ def test_writer_empty_metadata_without_tensors(
     _valid_and_equal(_save(writer, scratch, {}, {}, suite.timeout), {}, {})
 
 
+@pytest.mark.stspec_rules("WRITE-RESERVED")
 def test_writer_refuses_reserved_name(
     writer: Adapter, suite: SuiteState, scratch: Path
 ) -> None:
@@ -182,6 +189,7 @@ def test_writer_refuses_reserved_name(
     )
 
 
+@pytest.mark.stspec_rules("WRITE-VALID", "SIZE-MATCH")
 def test_writer_refuses_size_mismatch(
     writer: Adapter, suite: SuiteState, scratch: Path
 ) -> None:
@@ -190,6 +198,7 @@ def test_writer_refuses_size_mismatch(
     _refused(writer, scratch, tensors, None, suite.timeout, "F32 [2] with 7 bytes")
 
 
+@pytest.mark.stspec_rules("WRITE-VALID", "SIZE-BITS")
 def test_writer_refuses_partial_byte(
     writer: Adapter, suite: SuiteState, scratch: Path
 ) -> None:
@@ -200,6 +209,7 @@ def test_writer_refuses_partial_byte(
     _refused(writer, scratch, tensors, None, suite.timeout, "F4 [3] (12 bits)")
 
 
+@pytest.mark.stspec_rules("WRITE-VALID", "META-STRING")
 def test_writer_refuses_non_string_metadata(
     writer: Adapter, suite: SuiteState, scratch: Path
 ) -> None:

@@ -1,0 +1,73 @@
+"""The suite's command-line options (imported at every pytest start: keep it light).
+
+Nothing here imports hypothesis, the adapters or the corpus: registering the
+options must cost nothing for pytest runs that never ask for the suite.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    import pytest
+
+__all__ = [
+    "DEFAULT_CMD_MEMORY_MIB",
+    "DEFAULT_MEMORY_BUDGET_MIB",
+    "DEFAULT_TIMEOUT",
+    "pytest_addoption",
+]
+
+DEFAULT_TIMEOUT: Final = 10.0
+DEFAULT_CMD_MEMORY_MIB: Final = 2048
+DEFAULT_MEMORY_BUDGET_MIB: Final = 64
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Add the suite's options (all inert without --impl)."""
+    group = parser.getgroup("stspec", "safetensors conformance suite")
+    group.addoption(
+        "--impl",
+        default=os.environ.get("STSPEC_IMPL"),
+        help="implementation under test: reference, safetensors, a module name, "
+        "a path to a .py file, or 'cmd:PROGRAM ARGS...' (env STSPEC_IMPL)",
+    )
+    group.addoption(
+        "--corpus",
+        default=os.environ.get("STSPEC_CORPUS"),
+        help="corpus directory holding manifest.json (env STSPEC_CORPUS; default: "
+        "the corpus next to stspec_corpus, else generated into a cache dir)",
+    )
+    group.addoption(
+        "--baseline", help="known deviations: matching tests become strict xfails"
+    )
+    group.addoption("--write-baseline", help="write today's failures to this file")
+    group.addoption(
+        "--check-rules",
+        action="store_true",
+        help="also check that rejections name the rule the case breaks",
+    )
+    group.addoption("--report-json", help="write a per-case JSON report to this file")
+    group.addoption("--report-md", help="write a Markdown summary to this file")
+    group.addoption(
+        "--case-timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds one load or save may take (default {DEFAULT_TIMEOUT:g})",
+    )
+    group.addoption(
+        "--memory-limit",
+        type=int,
+        default=DEFAULT_CMD_MEMORY_MIB,
+        help="address-space limit in MiB for cmd: implementations "
+        f"(RLIMIT_AS, default {DEFAULT_CMD_MEMORY_MIB})",
+    )
+    group.addoption(
+        "--memory-budget",
+        type=int,
+        default=DEFAULT_MEMORY_BUDGET_MIB,
+        help="MiB an in-process implementation may allocate (tracemalloc peak) "
+        "on a hostile large case, on top of the bytes the file really holds "
+        f"(default {DEFAULT_MEMORY_BUDGET_MIB})",
+    )

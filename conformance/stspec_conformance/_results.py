@@ -1,0 +1,75 @@
+"""Turning pytest's reports into one :class:`Record` per suite test."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Final
+
+from stspec_conformance._collect import GROUP_PROPERTY, case_of, suffix_of
+from stspec_conformance._state import Record
+
+if TYPE_CHECKING:
+    import pytest
+
+    from stspec_conformance._state import SuiteState
+
+__all__ = ["record_report"]
+
+MESSAGE_LIMIT: Final = 300
+# a later phase's result wins only when it says more (a teardown error after a pass)
+_RANK: Final = {
+    "passed": 0,
+    "skipped": 1,
+    "xfailed": 2,
+    "failed": 3,
+    "error": 4,
+    "crashed": 5,
+}
+
+
+def record_report(state: SuiteState, report: pytest.TestReport) -> None:
+    """Fold one phase's report into its test's record (suite tests only)."""
+    props = dict(report.user_properties)
+    group = props.get(GROUP_PROPERTY)
+    if group is None:
+        return
+    record = state.records.get(report.nodeid)
+    if record is None:
+        name = suffix_of(report.nodeid)
+        rules = tuple(str(props.get("rules", "")).split())
+        record = Record(report.nodeid, name, str(group), case_of(name), rules)
+        state.records[report.nodeid] = record
+    record.outcome = str(props.get("outcome", record.outcome))
+    rule = props.get("reported_rule", record.reported_rule)
+    record.reported_rule = None if rule is None else str(rule)
+    record.detail = str(props.get("message", record.detail))
+    result = _result_of(report)
+    if result is not None and _RANK[result] >= _RANK[record.result]:
+        record.result = result
+        if result in {"failed", "error", "crashed", "xfailed", "skipped"}:
+            record.message = _failure_line(report) or record.message
+
+
+def _result_of(report: pytest.TestReport) -> str | None:
+    if hasattr(report, "wasxfail"):
+        return "xfailed" if report.skipped else None
+    crashed = report.failed and "crashed while running" in str(report.longrepr)
+    if report.when == "call":
+        return "crashed" if crashed else report.outcome
+    if report.failed:
+        return "crashed" if crashed else "error"
+    if report.skipped:
+        return "skipped"
+    return None
+
+
+def _failure_line(report: pytest.TestReport) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = getattr(crash, "message", None) or str(report.longrepr or "")
+    if report.skipped and isinstance(report.longrepr, tuple):
+        text = str(report.longrepr[2])
+    text = " ".join(text.split())
+    for prefix in ("Failed: ", "AssertionError: ", "Skipped: "):
+        text = text.removeprefix(prefix)
+    if len(text) <= MESSAGE_LIMIT:
+        return text
+    return text[: MESSAGE_LIMIT - 3] + "..."

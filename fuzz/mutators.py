@@ -282,9 +282,9 @@ def _extra_field(root: Obj, buffer: bytes, rng: random.Random) -> None:
 
 
 def _nest(root: Obj, buffer: bytes, rng: random.Random) -> None:
-    """Bury a value under 60-70 arrays: the spec's depth limit is 64."""
+    """Bury a value under 120-135 arrays: the spec's depth limit is 127."""
     del buffer
-    depth = rng.randrange(60, 70)
+    depth = rng.randrange(120, 135)
     rng.choice(_entries(root)).append(("deep", Raw("[" * depth + "]" * depth)))
 
 

@@ -33,10 +33,10 @@ if TYPE_CHECKING:
 READER_RULES: Final = frozenset(r.id for r in stspec.RULES if r.scope == "reader")
 # Known deviations of HF safetensors 0.8.0 (README, "Fuzzing"): it accepts
 # repeated names, positional-array entries and serde's map form of an enum
-# ({"F32": null} as a dtype), nests JSON to 128 levels, and refuses a shape
-# whose product overflows before a zero dimension makes it empty.
+# ({"F32": null} as a dtype), and refuses a shape whose product overflows
+# before a zero dimension makes it empty.
 HF_DEVIATIONS: Final = frozenset(
-    {"KEY-UNIQUE", "ENTRY-OBJECT", "DTYPE-NAME", "SIZE-OVERFLOW", "JSON-DEPTH"}
+    {"KEY-UNIQUE", "ENTRY-OBJECT", "DTYPE-NAME", "SIZE-OVERFLOW"}
 )
 DIFFERENTIAL_TIMEOUT: Final = 10.0  # seconds, for cmd: implementations only
 

@@ -619,7 +619,7 @@ def _control(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
 
 @_fault("JSON-DEPTH/deep-nesting")
 def _deep(draw: st.DrawFn, d: _Drawn) -> tuple[bytes, str]:
-    depth = draw(_pick((65, 100, 1000, 100_000)))
+    depth = draw(_pick((127, 200, 1000, 100_000)))
     d.layout.members.append(_Entry('"deep"', [], raw="[" * depth + "]" * depth))
     return _repad(d.layout), f"arrays nested {depth} deep"
 

@@ -212,8 +212,8 @@ def _syntax() -> list[Case]:
 
 def _depth() -> list[Case]:
     bomb = 100_000
-    deep = 62  # root object (1) + entry (2) + shape (3) + 62 more = 65 levels
-    nested_meta = '{"k":' * 70 + '"v"' + "}" * 70
+    deep = 125  # root object (1) + entry (2) + shape (3) + 125 more = 128 levels
+    nested_meta = '{"k":' * 130 + '"v"' + "}" * 130
     return [
         make(
             "n_json_depth_bomb_100000_arrays",
@@ -223,9 +223,9 @@ def _depth() -> list[Case]:
             tags=["security"],
         ),
         make(
-            "n_json_depth_65_in_shape",
+            "n_json_depth_128_in_shape",
             ["JSON-DEPTH"],
-            "65 levels: the shape holds 62 more nested arrays",
+            "128 levels: the shape holds 125 more nested arrays",
             data=_file(
                 '{"a":' + entry("F32", "[" * (deep + 1) + "]" * (deep + 1), 0, 8) + "}"
             ),
@@ -233,7 +233,7 @@ def _depth() -> list[Case]:
         make(
             "n_json_depth_objects_in_metadata",
             ["JSON-DEPTH"],
-            "a metadata value of 70 nested objects (72 levels)",
+            "a metadata value of 130 nested objects (132 levels)",
             data=_file('{"__metadata__":{"k":' + nested_meta + '},"a":' + _ENTRY + "}"),
             tags=["security"],
         ),

@@ -213,9 +213,9 @@ def _entries() -> list[Case]:
             'an extra "data_offset" (singular) field',
         ),
         (
-            "depth_64",
-            '"x":' + "[" * 62 + "]" * 62 + ",",
-            "an extra field of 62 nested arrays (64 levels, the most allowed)",
+            "depth_127",
+            '"x":' + "[" * 125 + "]" * 125 + ",",
+            "an extra field of 125 nested arrays (127 levels, the most allowed)",
         ),
     ]
     out += [

@@ -98,7 +98,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "JSON-DEPTH",
         "MUST",
         "json",
-        "Arrays and objects MUST NOT nest more than 64 levels deep.",
+        "Arrays and objects MUST NOT nest more than 127 levels deep.",
     ),
     _r(
         "JSON-SURROGATE",
@@ -322,7 +322,7 @@ SHARD_CHECKS: Final[tuple[SetCheck, ...]] = (
 SHARD_CHECKS_BY_ID: Final[dict[str, SetCheck]] = {c.id: c for c in SHARD_CHECKS}
 
 MAX_HEADER_SIZE: Final = 100_000_000
-MAX_DEPTH: Final = 64
+MAX_DEPTH: Final = 127
 U64_MAX: Final = 2**64 - 1
 
 

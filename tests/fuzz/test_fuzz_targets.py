@@ -292,7 +292,6 @@ HF_DEVIATIONS = {
         '{"a":{"dtype":{"U8":null},"shape":[1],"data_offsets":[0,1]}}', b"x"
     ),
     "SIZE-OVERFLOW": _file(f'{{"a":{_u8(0, 0, [2**64 - 1, 2, 0])}}}'),
-    "JSON-DEPTH": _file(f'{{"a":{_u8(0, 1)[:-1]},"x":{"[" * 70}{"]" * 70}}}}}', b"x"),
 }
 
 

@@ -78,14 +78,14 @@ def test_deep_nesting_never_raises_recursion_error() -> None:
     assert [error.rule for error in stspec.validate(data)] == ["JSON-DEPTH"]
 
 
-def test_nesting_of_exactly_64_levels_parses() -> None:
-    # 64 levels: the header object, the unknown member's object, 62 arrays.
-    deep = "[" * 62 + "]" * 62
+def test_nesting_of_exactly_127_levels_parses() -> None:
+    # 127 levels: the header object, the unknown member's object, 125 arrays.
+    deep = "[" * 125 + "]" * 125
     data = file_of(
         '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":' + deep + "}}", b"x"
     )
     assert [error.rule for error in stspec.validate(data)] == ["ENTRY-UNKNOWN"]
-    deeper = "[" * 63 + "]" * 63
+    deeper = "[" * 126 + "]" * 126
     data = file_of(
         '{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":' + deeper + "}}", b"x"
     )

@@ -63,15 +63,15 @@ CASES = [
     pytest.param(file_of(b'{"a":tru}'), "JSON-SYNTAX", 13, id="bad-literal"),
     pytest.param(file_of(b'{"a":"x}'), "JSON-SYNTAX", 13, id="unterminated-string"),
     pytest.param(
-        file_of(b'{"a":' + b"[" * 64 + b"]" * 64 + b"}"),
+        file_of(b'{"a":' + b"[" * 127 + b"]" * 127 + b"}"),
         "JSON-DEPTH",
-        76,
-        id="depth-65",
+        8 + 5 + 126,
+        id="depth-128",
     ),
     pytest.param(
         file_of(b'{"a":' + b'{"b":' * 100_000 + b"}" * 100_001),
         "JSON-DEPTH",
-        13 + 5 * 63,
+        13 + 5 * 126,
         id="object-bomb",
     ),
     pytest.param(

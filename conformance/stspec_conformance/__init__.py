@@ -9,7 +9,9 @@ contract.
 
 from __future__ import annotations
 
+from stspec import _version
+
 __all__ = ["SUITE_VERSION", "__version__"]
 
-__version__ = "0.1.0"
+__version__ = _version.__version__  # one version for the whole distribution
 SUITE_VERSION = "1"

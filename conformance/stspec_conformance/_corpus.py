@@ -50,13 +50,13 @@ class Corpus:
 
 
 def default_corpus_dir() -> Path | None:
-    """The corpus next to the installed generator package, if it has a manifest."""
+    """The checkout's corpus, else the copy the installed package ships."""
     try:
         import stspec_corpus  # noqa: PLC0415 - optional at import time
-    except ImportError:
+
+        return stspec_corpus.default_dir()
+    except (ImportError, FileNotFoundError):
         return None
-    candidate = Path(stspec_corpus.__file__).resolve().parent.parent
-    return candidate if (candidate / "manifest.json").is_file() else None
 
 
 def generated_corpus_dir() -> Path:

@@ -7,15 +7,11 @@ demand; ``coverage()`` and ``lint()`` check the corpus against the rule
 registry and the strict reference reader.
 """
 
-from stspec_corpus._generate import (
-    check,
-    default_dir,
-    expected_of,
-    generate,
-    materialise,
-)
+from stspec._version import __version__ as __version__
+from stspec_corpus._generate import check, expected_of, generate, materialise
 from stspec_corpus._lint import coverage, coverage_gaps, coverage_table, lint
 from stspec_corpus._model import Case, Expected, ExpectedTensor, Provenance, Recipe
+from stspec_corpus._paths import default_dir
 from stspec_corpus._registry import all_cases, case_by_id
 
 __all__ = [
@@ -36,4 +32,3 @@ __all__ = [
     "lint",
     "materialise",
 ]
-__version__ = "1.0.0"

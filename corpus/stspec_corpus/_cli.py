@@ -7,13 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from stspec_corpus._generate import (
-    check,
-    default_dir,
-    expected_of,
-    generate,
-    materialise,
-)
+from stspec_corpus._generate import check, expected_of, generate, materialise
 from stspec_corpus._lint import (
     committed_size,
     coverage,
@@ -21,7 +15,10 @@ from stspec_corpus._lint import (
     coverage_table,
     lint,
 )
+from stspec_corpus._paths import default_dir
 from stspec_corpus._registry import all_cases
+
+_DEFAULT_HELP = "corpus (default: the checkout's corpus/, else the installed copy)"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -33,12 +30,17 @@ def _parser() -> argparse.ArgumentParser:
     gen = sub.add_parser(
         "generate", help="write files/, manifest.json, manifest.schema.json"
     )
-    gen.add_argument("--out", type=Path, default=None, help="target (default: corpus/)")
+    gen.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="target (default: the checkout's corpus/; required outside a checkout)",
+    )
     chk = sub.add_parser("check", help="compare the corpus with a fresh generation")
-    chk.add_argument("--dir", type=Path, default=None, help="corpus (default: corpus/)")
+    chk.add_argument("--dir", type=Path, default=None, help=_DEFAULT_HELP)
     sub.add_parser("coverage", help="print the rule-coverage table; exit 1 on a gap")
     lnt = sub.add_parser("lint", help="every corpus check, without pytest")
-    lnt.add_argument("--dir", type=Path, default=None, help="corpus (default: corpus/)")
+    lnt.add_argument("--dir", type=Path, default=None, help=_DEFAULT_HELP)
     lnt.add_argument(
         "--no-recipes", action="store_true", help="skip materialising recipes"
     )
@@ -66,7 +68,11 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0911 - one per comma
     """Run one command; return the exit status."""
     args = _parser().parse_args(argv)
     if args.command == "generate":
-        root = generate(args.out)
+        try:
+            root = generate(args.out)
+        except ValueError as exc:
+            print(f"python -m stspec_corpus generate: {exc}", file=sys.stderr)  # noqa: T201
+            return 2
         cases = all_cases()
         print(  # noqa: T201
             f"wrote {sum(c.data is not None for c in cases)} files and "
@@ -81,7 +87,16 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0911 - one per comma
         return 1 if coverage_gaps(rows) else 0
     if args.command == "lint":
         root = args.dir if args.dir is not None else default_dir()
-        return _report(lint(root, recipes=not args.no_recipes), "lint: no problems")
+        try:
+            problems = lint(root, recipes=not args.no_recipes)
+        except ImportError as exc:
+            print(  # noqa: T201
+                f"python -m stspec_corpus lint validates the manifest with jsonschema "
+                f"({exc}): pip install 'safetensors-spec[lint]'",
+                file=sys.stderr,
+            )
+            return 2
+        return _report(problems, "lint: no problems")
     if args.command == "materialise":
         try:
             print(materialise(args.case_id, args.directory))  # noqa: T201

@@ -8,27 +8,24 @@ from pathlib import Path
 from typing import Final
 
 from stspec_corpus._manifest import dumps, expected_json, manifest, schema
+from stspec_corpus._paths import MANIFEST, default_dir, writable_dir
 from stspec_corpus._recipes import run
 from stspec_corpus._registry import all_cases, case_by_id
 
-MANIFEST: Final = "manifest.json"
 SCHEMA: Final = "manifest.schema.json"
 FILES: Final = "files"
 SUFFIX: Final = ".safetensors"
-
-
-def default_dir() -> Path:
-    """Return the repository's corpus/ directory (the parent of this package)."""
-    return Path(__file__).resolve().parent.parent
 
 
 def generate(directory: Path | str | None = None) -> Path:
     """Write every file case, the manifest and its schema into ``directory``.
 
     Files in ``directory/files`` that no case names are removed, so the
-    directory ends up holding exactly the generated corpus.
+    directory ends up holding exactly the generated corpus.  Without
+    ``directory`` it writes the checkout's corpus/ (ValueError outside a
+    checkout: the installed copy is never rewritten).
     """
-    root = Path(directory) if directory is not None else default_dir()
+    root = Path(directory) if directory is not None else writable_dir()
     files = root / FILES
     files.mkdir(parents=True, exist_ok=True)
     cases = all_cases()

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Final
 
 import stspec
 from stspec._rules import RULES, RULES_BY_ID
-from stspec_corpus._generate import FILES, MANIFEST, SCHEMA, SUFFIX, check, default_dir
+from stspec_corpus._generate import FILES, SCHEMA, SUFFIX, check
 from stspec_corpus._model import ID_PATTERN, Case
+from stspec_corpus._paths import MANIFEST, default_dir
 from stspec_corpus._recipes import HASH_LIMIT, run
 from stspec_corpus._registry import all_cases
 

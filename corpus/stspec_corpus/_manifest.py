@@ -7,13 +7,14 @@ import json
 from typing import TYPE_CHECKING, Final
 
 from stspec._rules import RULES
+from stspec._version import SPEC_VERSION, __version__
 from stspec_corpus._model import FAMILIES, Case, Expected
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-MANIFEST_VERSION: Final = "1.0.0"
-SPEC_VERSION: Final = "draft 1"
+# the corpus is released with the package and tests one version of the spec
+MANIFEST_VERSION: Final = __version__
 # Accepted cases with more tensors than this (only recipes) list a count and a
 # digest of the expected tensors instead of the tensors themselves.
 INLINE_TENSORS: Final = 10_000

@@ -68,3 +68,42 @@ def test_encode_is_the_canonical_form_by_default() -> None:
         tensors, {"k": "v"}, member_order=["b", "a"], data_order=["b", "a"]
     )
     assert data == stspec.serialize(tensors, {"k": "v"})
+
+
+NO_F64 = frozenset(sts.DTYPE_NAMES) - {"F64", "F4"}
+
+
+@FEW
+@given(case=sts.valid_files(dtypes=NO_F64, empty_metadata=False))
+def test_valid_files_draw_only_the_declared_dtypes_and_no_empty_metadata(
+    case: sts.ValidFile,
+) -> None:
+    assert {t[0] for t in case.tensors.values()} <= NO_F64
+    assert case.metadata != {}
+    with stspec.read(case.data) as st:
+        assert st.metadata != {}
+
+
+@FEW
+@given(tensors=sts.tensor_sets(dtypes=["BOOL"], min_size=1))
+def test_bool_tensors_hold_only_0_and_1(
+    tensors: dict[str, sts.RawTensor],
+) -> None:
+    # SPEC 6.1: other BOOL bytes are out of scope, a writer may normalise them
+    for _, _, data in tensors.values():
+        assert set(data) <= {0, 1}
+
+
+@pytest.mark.parametrize(
+    "kind", ["SIZE-BITS/partial-byte", "SIZE-MATCH/shape-disagrees"]
+)
+def test_corruptions_use_declared_dtypes_where_the_fault_allows(kind: str) -> None:
+    declared = frozenset({"U8", "F6_E3M2", "F32"})
+
+    @FEW
+    @given(corruption=sts.corruptions(kinds=[kind], dtypes=declared))
+    def check(corruption: sts.Corruption) -> None:
+        assert corruption.dtypes <= declared, corruption
+        assert corruption.dtypes
+
+    check()

@@ -5,17 +5,18 @@ from __future__ import annotations
 import contextlib
 import json
 import operator
-import os
-import secrets
 import struct
 from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final, NamedTuple
 
+from stspec._atomic import replace_file
 from stspec._dtypes import BITS, OVERFLOW, RANK, bit_count
 from stspec._errors import HeaderPath, SafetensorsError
 from stspec._header import METADATA_KEY
 from stspec._rules import MAX_HEADER_SIZE, U64_MAX
+
+if TYPE_CHECKING:
+    import os
 
 __all__ = ["BytesLike", "Tensor", "serialize", "write"]
 
@@ -79,39 +80,25 @@ def write(
 ) -> None:
     """Write ``serialize(tensors, metadata)`` to ``path``, atomically.
 
-    The bytes go to a new file in the destination's directory, which is
-    flushed, fsync()ed and then renamed over ``path`` (spec WRITE-ATOMIC): on
-    any failure the temporary file is removed and an existing destination is
-    left untouched.  Tensor data is streamed, never joined into one object.
-    Unlike HF (whose temporary file keeps mode 0600), the new file gets the
-    permissions ``open(path, "wb")`` would give it.
+    The bytes go to a temporary file in the destination's directory (unnamed
+    where Linux allows), which is fsync()ed and renamed over ``path``, and
+    then the directory is fsync()ed (spec WRITE-ATOMIC).  On any failure or
+    interruption the destination is untouched or complete and no temporary
+    file is left: SIGINT and SIGTERM are held back to a safe point while
+    their handlers are Python's defaults, and temporaries of writers killed
+    earlier are removed.  A replaced file keeps its permission bits (and its
+    owner where allowed); a new one gets what ``open(path, "wb")`` gives.
+    Tensor data is streamed, never joined into one object.
 
     Raises:
         SafetensorsError: as serialize() does, before any file is created.
         TypeError: as serialize() does.
-        OSError: the file cannot be created, written or renamed.
+        OSError: the file cannot be created, written, renamed or synced.
+        KeyboardInterrupt: Ctrl-C during the write (after the clean-up).
 
     """
     plan = _plan(tensors, metadata)
-    destination = Path(path).absolute()
-    # A hidden name beside the destination, so that the rename stays within
-    # one file system; 64 random bits make a collision (FileExistsError from
-    # the exclusive open) practically impossible.  The name is shortened to
-    # stay below NAME_MAX.
-    temp = destination.with_name(f".{destination.name[:64]}.{secrets.token_hex(8)}.tmp")
-    try:
-        with temp.open("xb") as out:
-            out.write(plan.head)
-            out.writelines(plan.views)
-            out.flush()
-            os.fsync(out.fileno())
-        temp.replace(destination)
-    except BaseException:
-        # BaseException: a KeyboardInterrupt mid-write must not leave the
-        # temporary file behind either.  missing_ok: the exclusive open itself
-        # may be what failed.
-        temp.unlink(missing_ok=True)
-        raise
+    replace_file(path, [plan.head, *plan.views])
 
 
 def _plan(

@@ -1,14 +1,16 @@
-"""The ``stspec`` command: check files against the spec, or show their layout."""
+"""The ``stspec`` command: check files and folders, or show one file's layout."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from typing import TYPE_CHECKING, Final
 
-from stspec import SafetensorsError, __version__, read, validate, verdict_of
-from stspec._errors import json_path
+from stspec import SafetensorsError, read, validate, verdict_of
+from stspec._audit import Options, audit
+from stspec._check import default_jobs
+from stspec._terminal import complain, count, out, out_json, violation_line
+from stspec._version import __version__
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,7 +33,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:  # --help, --version, or a usage error
         return int(exc.code or 0)
     if args.command == "check":
-        return _check(args.files, every=args.all, as_json=args.json, quiet=args.quiet)
+        options = Options(
+            every=args.all,
+            as_json=args.json,
+            quiet=args.quiet,
+            summary=args.summary,
+            sarif=args.sarif,
+            jobs=args.jobs,
+            wait=args.wait,
+        )
+        return audit(args.paths, options)
     return _inspect(args.file, as_json=args.json)
 
 
@@ -39,18 +50,21 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="stspec",
         description="Check safetensors files against the spec, strictly.",
-        epilog="exit status: 0 all valid, 1 any invalid or tolerated, "
-        "2 usage or I/O error",
+        epilog="exit status: 0 everything valid, 1 a file or model is invalid or "
+        "tolerated, 2 a usage error or an input that cannot be read",
     )
     parser.add_argument("--version", action="version", version=__version__)
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser(
         "check",
-        help="validate files; one line per file or violation",
-        description="Validate files. A valid file prints 'FILE: valid (N tensors, "
-        "M bytes)'; a violation prints 'FILE: RULE-ID at byte N: message'.",
+        help="validate files, folders and sharded models",
+        description="Validate safetensors files. A folder is searched for "
+        "*.safetensors files and sharded-checkpoint indexes "
+        "(*.safetensors.index.json), each checked with its shards as one model. "
+        "'-' reads stdin. A valid file prints 'PATH: valid (N tensors, M bytes)'; "
+        "a violation prints 'PATH: RULE-ID at byte N: message'.",
     )
-    check.add_argument("files", nargs="+", metavar="FILE")
+    check.add_argument("paths", nargs="+", metavar="PATH")
     check.add_argument(
         "--all", action="store_true", help="list every violation, not the first"
     )
@@ -59,6 +73,30 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing for valid files"
+    )
+    check.add_argument(
+        "-s",
+        "--summary",
+        action="store_true",
+        help="show tensors, parameters, bytes per dtype, metadata and the "
+        "header's share for each valid file and model",
+    )
+    check.add_argument(
+        "--sarif", metavar="FILE", help="also write a SARIF 2.1.0 log to FILE"
+    )
+    check.add_argument(
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        default=default_jobs(),
+        help="processes to check many files with (default: the CPUs available)",
+    )
+    check.add_argument(
+        "--wait",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="give up on a pipe or FIFO that sends nothing for this long (default 60)",
     )
     inspect = commands.add_parser(
         "inspect",
@@ -70,51 +108,11 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _check(files: list[str], *, every: bool, as_json: bool, quiet: bool) -> int:
-    status = VALID
-    reports: list[dict[str, object]] = []
-    for file in files:
-        try:
-            if as_json:
-                reports.append(_report(file, validate(file, mapped=False)))
-                outcome = VALID if reports[-1]["valid"] else INVALID
-            else:
-                outcome = _check_text(file, every=every, quiet=quiet)
-        except OSError as exc:
-            _complain(file, exc)
-            reports.append({"file": file, "valid": False, "error": _reason(exc)})
-            outcome = TROUBLE
-        status = max(status, outcome)
-    if as_json:
-        _out(json.dumps({"files": reports}, indent=2))
-    return status
-
-
-def _check_text(file: str, *, every: bool, quiet: bool) -> int:
-    # mapped=False: checking needs only the header, and a mapped file that
-    # shrinks under the reader would kill the process with SIGBUS.
-    try:
-        with read(file, mapped=False) as opened:
-            if not quiet:
-                _out(
-                    f"{file}: valid ({_count(len(opened.tensors), 'tensor')}, "
-                    f"{_count(opened.file_length, 'byte')})"
-                )
-            return VALID
-    except SafetensorsError as exc:
-        # read() raises the violation validate() lists first.
-        errors = validate(file, mapped=False) if every else [exc]
-    for error in errors:
-        _out(_line(file, error))
-    return INVALID
-
-
-def _line(file: str, error: SafetensorsError) -> str:
-    """Render one violation: ``FILE: RULE-ID at byte N[, header PATH]: message``."""
-    where = f"at byte {error.offset}"
-    if error.path:
-        where += f", header {json_path(error.path)}"
-    return f"{file}: {error.rule} {where}: {error.msg}"
+def _positive_int(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected at least 1, got {number}")
+    return number
 
 
 def _report(file: str, errors: list[SafetensorsError]) -> dict[str, object]:
@@ -132,9 +130,9 @@ def _inspect(file: str, *, as_json: bool) -> int:
             opened = read(file, mapped=False)
         except SafetensorsError as exc:
             if as_json:
-                _out(json.dumps(_report(file, validate(file, mapped=False)), indent=2))
+                out_json(_report(file, validate(file, mapped=False)))
             else:
-                _out(_line(file, exc))
+                out(violation_line(file, exc))
             return INVALID
         with opened, open(file, "rb") as raw:  # noqa: PTH123 - str or PathLike
             raw.seek(8)
@@ -144,9 +142,9 @@ def _inspect(file: str, *, as_json: bool) -> int:
         return TROUBLE
     layout = _layout(opened, header)
     if as_json:
-        _out(json.dumps(_description(file, opened, layout), indent=2))
+        out_json(_description(file, opened, layout))
     else:
-        _out(*_table(file, opened, layout))
+        out(*_table(file, opened, layout))
     return VALID
 
 
@@ -187,11 +185,11 @@ def _description(
 
 
 def _table(file: str, opened: SafetensorsFile, layout: dict[str, int]) -> list[str]:
-    lines = [f"{file}: {_count(len(opened.tensors), 'tensor')}", ""]
+    lines = [f"{file}: {count(len(opened.tensors), 'tensor')}", ""]
     if opened.metadata is None:
         lines.append("metadata: none")
     else:
-        lines.append(f"metadata: {_count(len(opened.metadata), 'key')}")
+        lines.append(f"metadata: {count(len(opened.metadata), 'key')}")
         lines += [
             f"  {_show(key)} = {_show(value, cut=True)}"
             for key, value in opened.metadata.items()
@@ -226,10 +224,6 @@ def _table(file: str, opened: SafetensorsFile, layout: dict[str, int]) -> list[s
     ]
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
 def _show(text: str, *, cut: bool = False) -> str:
     """Quote names that would garble a terminal; shorten long values."""
     shown = text if text and text.isprintable() else json.dumps(text)
@@ -238,14 +232,5 @@ def _show(text: str, *, cut: bool = False) -> str:
     return shown
 
 
-def _reason(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
 def _complain(file: str, exc: OSError) -> None:
-    sys.stderr.write(f"stspec: cannot read {file}: {_reason(exc)}\n")
-
-
-def _out(*lines: str) -> None:
-    # sys.stdout looked up at call time, so that redirection and capture work.
-    sys.stdout.write("".join(f"{line}\n" for line in lines))
+    complain(f"cannot read {file}: {exc.strerror or exc}")

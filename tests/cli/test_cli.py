@@ -52,6 +52,8 @@ def files(tmp_path: Path) -> dict[str, str]:
         paths[name] = str(path)
     paths["missing"] = str(tmp_path / "missing.safetensors")
     paths["folder"] = str(tmp_path)
+    (tmp_path / "empty").mkdir()
+    paths["empty"] = str(tmp_path / "empty")
     return paths
 
 
@@ -134,7 +136,7 @@ def test_check_quiet_prints_only_violations(
     assert out.count("\n") == 1
 
 
-@pytest.mark.parametrize("which", ["missing", "folder"])
+@pytest.mark.parametrize("which", ["missing", "empty"])
 def test_check_reports_unreadable_files_on_stderr_and_exits_2(
     which: str, files: dict[str, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -220,7 +222,7 @@ def test_usage_errors_exit_2_with_a_message_on_stderr(
 def test_help_and_version_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "--help")
     assert status == 0
-    assert "exit status: 0 all valid" in out
+    assert "exit status: 0 everything valid" in out
     status, out, _ = run(capsys, "--version")
     assert (status, out) == (0, f"{stspec.__version__}\n")
 

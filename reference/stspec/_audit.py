@@ -1,0 +1,324 @@
+"""The ``check`` command: gather inputs, check files, check models, report."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Final
+
+from stspec._check import FileResult, Progress, Task, check_files
+from stspec._inputs import Target, gather
+from stspec._sarif import sarif_log
+from stspec._shards import Finding, Holdings, Index, check_model, parse_index
+from stspec._summary import Summary, combine
+from stspec._terminal import complain, count, out, out_json, violation_line
+from stspec._version import SPEC_VERSION, __version__
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from stspec._inputs import Refused
+
+__all__ = ["Options", "audit"]
+
+VALID: Final = 0
+INVALID: Final = 1  # invalid or tolerated: the strict reference rejects both
+TROUBLE: Final = 2  # usage or I/O error
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """What the command line asked for."""
+
+    every: bool = False
+    as_json: bool = False
+    quiet: bool = False
+    summary: bool = False
+    sarif: str | None = None
+    jobs: int = 1
+    wait: float = 60.0
+
+
+@dataclass(slots=True)
+class _Model:
+    """A sharded checkpoint: its index file and what checking it found."""
+
+    target: Target
+    index: Index | None
+    findings: list[Finding]
+    shard_paths: dict[str, str] = field(default_factory=dict)  # name -> path
+    omitted: dict[str, int] = field(default_factory=dict)
+    invalid_shards: list[str] = field(default_factory=list)
+    summary: Summary | None = None
+
+    @property
+    def valid(self) -> bool:
+        return not self.findings and not self.omitted and not self.invalid_shards
+
+
+def audit(paths: list[str], options: Options) -> int:
+    """Run ``stspec check`` on ``paths`` and return the exit status."""
+    with contextlib.ExitStack() as scratch:
+        inputs = gather(paths, wait=options.wait, scratch=scratch)
+        status = VALID
+        for refused in inputs.refused:
+            _complain(refused.shown, refused.reason)
+            status = TROUBLE
+        models = [_open_model(target) for target in inputs.targets if target.index]
+        tasks = _tasks(inputs.targets, models, every=options.every or _full(options))
+        meter = Progress(sys.stderr, len(tasks))
+        results: dict[str, FileResult] = {}
+        for task, result in zip(
+            tasks, check_files(tasks, jobs=options.jobs, meter=meter), strict=True
+        ):
+            results[task.path] = result
+            meter.clear()
+            status = max(status, _outcome(result))
+            if not options.as_json:
+                _print_file(result, options)
+        for model in models:
+            _check_model(model, results)
+            status = max(status, VALID if model.valid else INVALID)
+            if not options.as_json:
+                _print_model(model, options)
+        if not options.as_json and not options.quiet:
+            for folder, names in inputs.skipped.items():
+                shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+                out(
+                    f"{folder}: {count(len(names), 'other file')} not checked ({shown})"
+                )
+        ordered = [results[task.path] for task in tasks]
+        if options.as_json:
+            out_json(_document(ordered, models, inputs.skipped, inputs.refused))
+        if options.sarif is not None:
+            status = max(
+                status, _write_sarif(options.sarif, ordered, models, inputs.refused)
+            )
+    return status
+
+
+def _full(options: Options) -> bool:
+    # JSON and SARIF list every violation.
+    return options.as_json or options.sarif is not None
+
+
+def _open_model(target: Target) -> _Model:
+    try:
+        with open(target.path, "rb") as file:  # noqa: PTH123 - a plain path string
+            raw = file.read()
+    except OSError as exc:
+        finding = Finding(
+            "SHARD-INDEX-JSON",
+            target.shown,
+            None,
+            None,
+            f"cannot read the index: {exc.strerror or exc}",
+        )
+        return _Model(target, None, [finding])
+    index, findings = parse_index(raw, target.shown)
+    model = _Model(target, index, findings)
+    if index is not None:
+        folder = os.path.dirname(target.path)  # noqa: PTH120 - a plain path string
+        for shard in index.shards:
+            path = os.path.join(folder, shard)  # noqa: PTH118 - a plain path string
+            if os.path.isfile(path):  # noqa: PTH113 - a plain path string
+                model.shard_paths[shard] = path
+    return model
+
+
+def _tasks(targets: list[Target], models: list[_Model], *, every: bool) -> list[Task]:
+    shards = {
+        os.path.normpath(path)
+        for model in models
+        for path in model.shard_paths.values()
+    }
+    tasks = []
+    seen = set()
+    for target in targets:
+        if not target.index:
+            key = os.path.normpath(target.path)
+            seen.add(key)
+            tasks.append(Task(target.path, target.shown, every, holdings=key in shards))
+    # Shards an index names but the arguments did not: checked all the same.
+    for model in models:
+        for path in model.shard_paths.values():
+            key = os.path.normpath(path)
+            if key not in seen:
+                seen.add(key)
+                tasks.append(Task(path, path, every, holdings=True))
+    return tasks
+
+
+def _outcome(result: FileResult) -> int:
+    if result.reason is not None:
+        return TROUBLE
+    return VALID if result.verdict == "valid" else INVALID
+
+
+def _check_model(model: _Model, results: dict[str, FileResult]) -> None:
+    if model.index is None:
+        return
+    holdings: dict[str, Holdings | None] = {}
+    summaries = []
+    for shard, path in model.shard_paths.items():
+        result = results[path]
+        holdings[shard] = result.holdings
+        if result.summary is None:
+            model.invalid_shards.append(shard)
+        else:
+            summaries.append(result.summary)
+    findings, model.omitted = check_model(model.target.shown, model.index, holdings)
+    model.findings += findings
+    metadata = model.index.metadata
+    model.summary = combine(
+        summaries,
+        None
+        if metadata is None
+        else {
+            key: value if isinstance(value, str) else json.dumps(value)
+            for key, value in metadata.items()
+        },
+    )
+
+
+# Text --------------------------------------------------------------------
+
+
+def _print_file(result: FileResult, options: Options) -> None:
+    if result.reason is not None:
+        _complain(result.shown, result.reason)
+        return
+    if result.summary is not None:
+        if not options.quiet:
+            summary = result.summary
+            tensors = count(summary.tensors, "tensor")
+            size = count(summary.file_bytes, "byte")
+            out(f"{result.shown}: valid ({tensors}, {size})")
+            if options.summary:
+                out(*summary.lines())
+        return
+    if result.looks_like is not None:
+        error = result.errors[0]
+        looks_like = result.looks_like.description
+        out(
+            f"{result.shown}: {error.rule} at byte {error.offset}: not a safetensors "
+            f"file, it looks like {looks_like}"
+        )
+        return
+    out(*(violation_line(result.shown, error) for error in result.errors))
+
+
+def _print_model(model: _Model, options: Options) -> None:
+    shown = model.target.shown
+    for finding in model.findings:
+        where = "" if finding.offset is None else f" at byte {finding.offset}"
+        out(f"{finding.file}: {finding.rule}{where}: {finding.msg}")
+    for rule, more in model.omitted.items():
+        out(f"{shown}: {rule}: {more} more not shown")
+    if model.index is None:
+        out(f"{shown}: model invalid: the index cannot be used")
+        return
+    summary = model.summary
+    assert summary is not None  # noqa: S101 - set whenever the index is usable
+    shards = count(len(model.index.shards), "shard")
+    totals = (
+        f"{shards}, {count(summary.tensors, 'tensor')}, "
+        f"{summary.parameters:,} parameters"
+    )
+    if model.valid:
+        if not options.quiet:
+            out(f"{shown}: model valid ({totals})")
+    else:
+        reasons = []
+        problems = len(model.findings) + sum(model.omitted.values())
+        if problems:
+            reasons.append(count(problems, "finding"))
+        if model.invalid_shards:
+            names = ", ".join(model.invalid_shards)
+            reasons.append(
+                f"{count(len(model.invalid_shards), 'invalid shard')}: {names}"
+            )
+        out(f"{shown}: model invalid ({'; '.join(reasons)})")
+    if options.summary and not (options.quiet and model.valid):
+        out(*summary.lines())
+
+
+def _complain(file: str, reason: str) -> None:
+    complain(f"cannot read {file}: {reason}")
+
+
+# JSON and SARIF ------------------------------------------------------------
+
+
+def _document(
+    results: list[FileResult],
+    models: list[_Model],
+    skipped: dict[str, list[str]],
+    refused: Iterable[Refused],
+) -> dict[str, object]:
+    files = [_file_report(result) for result in results]
+    files += [
+        {"file": item.shown, "valid": False, "error": item.reason} for item in refused
+    ]
+    return {
+        "stspec": __version__,
+        "spec": SPEC_VERSION,
+        "files": files,
+        "models": [_model_report(model) for model in models],
+        "skipped": skipped,
+    }
+
+
+def _file_report(result: FileResult) -> dict[str, object]:
+    if result.reason is not None:
+        return {"file": result.shown, "valid": False, "error": result.reason}
+    report: dict[str, object] = {
+        "file": result.shown,
+        "valid": result.verdict == "valid",
+        "verdict": result.verdict,
+        "violations": [error.as_dict() for error in result.errors],
+    }
+    if result.looks_like is not None:
+        report["looks_like"] = {
+            "format": result.looks_like.key,
+            "description": result.looks_like.description,
+        }
+    if result.summary is not None:
+        report["summary"] = result.summary.as_dict()
+    return report
+
+
+def _model_report(model: _Model) -> dict[str, object]:
+    return {
+        "index": model.target.shown,
+        "valid": model.valid,
+        "shards": [] if model.index is None else model.index.shards,
+        "invalid_shards": model.invalid_shards,
+        "findings": [finding.as_dict() for finding in model.findings],
+        "omitted": model.omitted,
+        "summary": None if model.summary is None else model.summary.as_dict(),
+    }
+
+
+def _write_sarif(
+    path: str,
+    results: list[FileResult],
+    models: list[_Model],
+    refused: Iterable[Refused],
+) -> int:
+    log = sarif_log(
+        results,
+        [finding for model in models for finding in model.findings],
+        trouble=[(item.shown, item.reason) for item in refused],
+    )
+    try:
+        with open(path, "w", encoding="utf-8") as file:  # noqa: PTH123 - a plain path string
+            json.dump(log, file, indent=2)
+            file.write("\n")
+    except OSError as exc:
+        complain(f"cannot write {path}: {exc.strerror or exc}")
+        return TROUBLE
+    return VALID

@@ -1,0 +1,167 @@
+"""Check one file, or many across processes, into picklable results."""
+
+from __future__ import annotations
+
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final, TextIO
+
+from stspec._errors import SafetensorsError
+from stspec._reader import read, validate
+from stspec._rules import verdict_of
+from stspec._shards import Holdings
+from stspec._sniff import SNIFF_SIZE, Format, sniff
+from stspec._summary import Summary, summarize
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+__all__ = [
+    "FileResult",
+    "Progress",
+    "Task",
+    "check_file",
+    "check_files",
+    "default_jobs",
+]
+
+# Rules that reject a file from its first bytes: the file may be no
+# safetensors file at all, and sniff() can say what it is instead.
+_PREFIX_RULES: Final = frozenset(
+    {"FILE-PREFIX", "HEADER-LIMIT", "HEADER-BOUNDS", "HEADER-UTF8", "HEADER-OBJECT"}
+)
+# Below this many files a pool costs more to start than it saves.
+_POOL_MIN_FILES: Final = 64
+_PROGRESS_AFTER: Final = 0.5  # seconds before a progress line appears
+_PROGRESS_EVERY: Final = 0.1
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """One file to check; ``every``: list every violation, not the first."""
+
+    path: str
+    shown: str
+    every: bool
+    holdings: bool  # keep the tensor names (for a sharded model's checks)
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    """What checking one file found.
+
+    ``verdict`` is ``valid``, ``invalid``, ``tolerated``, ``rejected`` (only
+    the first violation was looked for) or ``unreadable`` (``reason`` says
+    why).
+    """
+
+    shown: str
+    verdict: str
+    errors: tuple[SafetensorsError, ...] = ()
+    looks_like: Format | None = None
+    summary: Summary | None = None
+    holdings: Holdings | None = None
+    reason: str | None = None
+
+
+def check_file(task: Task) -> FileResult:
+    """Check one file; never raises for what the file holds or for I/O."""
+    try:
+        return _check(task)
+    except OSError as exc:
+        return FileResult(task.shown, "unreadable", reason=exc.strerror or str(exc))
+
+
+def _check(task: Task) -> FileResult:
+    # mapped=False: a check needs the header only, and a mapped file that
+    # shrinks under the reader would kill the process with SIGBUS.
+    try:
+        opened = read(task.path, mapped=False)
+    except SafetensorsError as exc:
+        if task.every:
+            errors = tuple(validate(task.path, mapped=False))
+            verdict = verdict_of({error.rule for error in errors})
+        else:
+            errors, verdict = (exc,), "rejected"
+        looks_like = None
+        if errors[0].rule in _PREFIX_RULES:
+            with open(task.path, "rb") as file:  # noqa: PTH123 - a plain path string
+                looks_like = sniff(file.read(SNIFF_SIZE))
+        return FileResult(task.shown, verdict, errors, looks_like)
+    with opened:
+        holdings = None
+        if task.holdings:
+            names, _, offsets, _, _ = opened.tensors.columns
+            holdings = Holdings(
+                opened.data_start,
+                {
+                    name: (offsets[2 * at], offsets[2 * at + 1])
+                    for name, at in names.items()
+                },
+            )
+        return FileResult(
+            task.shown, "valid", summary=summarize(opened), holdings=holdings
+        )
+
+
+def default_jobs() -> int:
+    """Count the CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return os.cpu_count() or 1
+
+
+def check_files(
+    tasks: Sequence[Task], *, jobs: int, meter: Progress | None = None
+) -> Iterator[FileResult]:
+    """Check files in order, across ``jobs`` processes when that pays."""
+    meter = meter or Progress(None, len(tasks))
+    try:
+        if jobs <= 1 or len(tasks) < min(_POOL_MIN_FILES, 2 * jobs):
+            for task in tasks:
+                yield meter.tick(check_file(task))
+            return
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            # Chunks amortise the hand-over; four per worker keep them all busy.
+            chunk = max(1, min(64, len(tasks) // (4 * jobs)))
+            for result in pool.map(check_file, tasks, chunksize=chunk):
+                yield meter.tick(result)
+    finally:
+        meter.clear()
+
+
+class Progress:
+    """``checked 120/5000 files`` on a terminal, rewritten in place.
+
+    It appears once a run has taken half a second, and only on a terminal;
+    whoever prints results calls :meth:`clear` first.
+    """
+
+    def __init__(self, stream: TextIO | None, total: int) -> None:
+        self.stream = stream if stream is not None and stream.isatty() else None
+        self.total = total
+        self.done = 0
+        self.start = time.monotonic()
+        self.last = 0.0
+        self.shown = False
+
+    def tick(self, result: FileResult) -> FileResult:
+        self.done += 1
+        if self.stream is not None and self.done < self.total:
+            now = time.monotonic()
+            if now - self.start > _PROGRESS_AFTER and now - self.last > _PROGRESS_EVERY:
+                self.last = now
+                self.shown = True
+                self.stream.write(f"\rchecked {self.done}/{self.total} files")
+                self.stream.flush()
+        return result
+
+    def clear(self) -> None:
+        """Erase the progress line, so that results print on a clean line."""
+        if self.stream is not None and self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False

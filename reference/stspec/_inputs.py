@@ -1,0 +1,271 @@
+"""From command-line arguments to files to check: folders, pipes, devices.
+
+A folder is searched for ``*.safetensors`` files and sharded-checkpoint
+index files.  A pipe, a FIFO or ``-`` (stdin) is read to its end, with the
+header limit applied as the bytes arrive, and only its header is kept: the
+check needs the header and the stream's length, never the tensor bytes.  A
+device (``/dev/zero``) or a file that reports size 0 yet has content
+(``/proc/self/mem``) is refused as not a regular file: reading it would
+never end or would not mean what its size says.
+"""
+
+# ruff: noqa: PTH116, PTH118 - plain str paths: the command starts without pathlib
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import select
+import stat
+import tempfile
+from typing import TYPE_CHECKING, Final
+
+from stspec._rules import MAX_HEADER_SIZE
+from stspec._shards import INDEX_SUFFIX
+
+if TYPE_CHECKING:
+    import contextlib
+
+__all__ = ["Inputs", "Refused", "Target", "gather"]
+
+_PREFIX_SIZE: Final = 8
+_CHUNK: Final = 1 << 20
+_SUFFIX: Final = ".safetensors"
+# Paths that name an open file of this process (/dev/stdin, /dev/fd/3,
+# /proc/self/fd/3): only this process can reopen them, so their header is
+# copied here before any worker process sees the file.
+_PROCESS_PATHS: Final = ("/dev/", "/proc/")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Target:
+    """A file to check: ``path`` is opened, ``shown`` is printed."""
+
+    path: str
+    shown: str
+    index: bool = False
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Refused:
+    """An argument that cannot be checked, and why (exit status 2)."""
+
+    shown: str
+    reason: str
+
+
+@dataclasses.dataclass(slots=True)
+class Inputs:
+    """What the arguments name, in order, plus the files folders also hold."""
+
+    targets: list[Target] = dataclasses.field(default_factory=list)
+    refused: list[Refused] = dataclasses.field(default_factory=list)
+    # folder -> the files in it that are neither safetensors nor an index
+    skipped: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+
+
+def gather(
+    arguments: list[str], *, wait: float, scratch: contextlib.ExitStack
+) -> Inputs:
+    """Resolve every argument; copies of streams live as long as ``scratch``."""
+    found = Inputs()
+    seen: set[str] = set()
+
+    def add(target: Target) -> None:
+        key = os.path.normpath(target.path)
+        if key not in seen:
+            seen.add(key)
+            found.targets.append(target)
+
+    for argument in arguments:
+        result = _resolve(argument, wait=wait, scratch=scratch, found=found)
+        if isinstance(result, Refused):
+            found.refused.append(result)
+        else:
+            for target in result:
+                add(target)
+    return found
+
+
+def _resolve(
+    argument: str, *, wait: float, scratch: contextlib.ExitStack, found: Inputs
+) -> Refused | list[Target]:
+    try:
+        return _targets(argument, wait=wait, scratch=scratch, found=found)
+    except OSError as exc:
+        return Refused(argument, exc.strerror or str(exc))
+    except _RefusedError as exc:
+        return Refused(argument, str(exc))
+
+
+def _targets(
+    argument: str, *, wait: float, scratch: contextlib.ExitStack, found: Inputs
+) -> list[Target]:
+    if argument == "-":
+        return [_stdin(wait, scratch)]
+    mode = os.stat(argument).st_mode
+    if stat.S_ISDIR(mode):
+        return _folder(argument, found)
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+        return [_fifo(argument, wait, scratch)]
+    if not stat.S_ISREG(mode):
+        raise _RefusedError(f"not a regular file ({_kind(mode)})")
+    return [_regular(argument, scratch)]
+
+
+class _RefusedError(Exception):
+    """An input that is readable but must not be judged as a file."""
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISCHR(mode):
+        return "a character device"
+    if stat.S_ISBLK(mode):
+        return "a block device"
+    return "not a file"  # pragma: no cover - doors, event ports: other systems
+
+
+def _folder(folder: str, found: Inputs) -> list[Target]:
+    targets = []
+    others = []
+    for top, folders, files in os.walk(folder):
+        folders.sort()  # os.walk descends in this list's order
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            if name.endswith(INDEX_SUFFIX):
+                targets.append(Target(path, path, index=True))
+            elif name.endswith(_SUFFIX):
+                targets.append(Target(path, path))
+            else:
+                others.append(os.path.relpath(path, folder))
+    if others:
+        found.skipped[folder] = others
+    if not targets:
+        raise _RefusedError(f"no {_SUFFIX} or index files in folder {folder!r}")
+    return targets
+
+
+def _regular(path: str, scratch: contextlib.ExitStack) -> Target:
+    index = path.endswith(INDEX_SUFFIX)
+    if not path.startswith(_PROCESS_PATHS):
+        if os.stat(path).st_size == 0:
+            _refuse_pseudo_file(path)
+        return Target(path, path, index=index)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        size = os.fstat(fd).st_size
+        if size == 0:
+            _refuse_pseudo_file(path)
+        head = os.pread(fd, _PREFIX_SIZE, 0)
+        length = _header_length(head)
+        if length is not None:
+            head += os.pread(fd, length, _PREFIX_SIZE)
+    finally:
+        os.close(fd)
+    return Target(_sparse_copy(head, size, scratch), path, index=index)
+
+
+def _refuse_pseudo_file(path: str) -> None:
+    """Tell an empty file from a /proc or /sys file, which reports size 0."""
+    try:
+        with open(path, "rb") as file:  # noqa: PTH123 - a plain path string
+            empty = not file.read(1)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise _RefusedError(
+            f"not a regular file: its size is 0 and reading it fails ({reason})"
+        ) from None
+    if not empty:
+        raise _RefusedError(
+            "not a regular file: its size is 0 but it has content "
+            "(a /proc or /sys file?)"
+        )
+
+
+def _stdin(wait: float, scratch: contextlib.ExitStack) -> Target:
+    mode = os.fstat(0).st_mode
+    if stat.S_ISREG(mode):
+        return dataclasses.replace(_regular("/dev/stdin", scratch), shown="-")
+    if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        raise _RefusedError(f"stdin is not a file or a pipe ({_kind(mode)})")
+    return _stream(0, "-", wait, scratch)
+
+
+def _fifo(path: str, wait: float, scratch: contextlib.ExitStack) -> Target:
+    # Opening a FIFO blocks until a writer opens it; non-blocking, the wait
+    # for data is bounded below instead.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        return _stream(fd, path, wait, scratch)
+    finally:
+        os.close(fd)
+
+
+def _stream(fd: int, shown: str, wait: float, scratch: contextlib.ExitStack) -> Target:
+    head = _receive(fd, _PREFIX_SIZE, wait)
+    total = len(head)
+    length = _header_length(head)
+    if length is not None:
+        header = _receive(fd, length, wait)
+        head += header
+        total += len(header)
+        total += _drain(fd, wait)
+    # Beyond the limit, the prefix alone decides (HEADER-LIMIT): the rest of
+    # the stream is not read at all.
+    return Target(_sparse_copy(head, total, scratch), shown, index=False)
+
+
+def _header_length(prefix: bytes) -> int | None:
+    """Return the header length to read after ``prefix`` (None: read no more)."""
+    if len(prefix) < _PREFIX_SIZE:
+        return None
+    length = int.from_bytes(prefix, "little")
+    return length if length <= MAX_HEADER_SIZE else None
+
+
+def _receive(fd: int, size: int, wait: float) -> bytes:
+    """Read ``size`` bytes, fewer only at the end of the stream."""
+    parts = []
+    remaining = size
+    while remaining:
+        chunk = _read_some(fd, min(remaining, _CHUNK), wait)
+        if not chunk:
+            break
+        parts.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(parts)
+
+
+def _drain(fd: int, wait: float) -> int:
+    """Read the stream to its end; return how many bytes it held."""
+    total = 0
+    while chunk := _read_some(fd, _CHUNK, wait):
+        total += len(chunk)
+    return total
+
+
+def _read_some(fd: int, size: int, wait: float) -> bytes:
+    while True:
+        ready, _, _ = select.select([fd], [], [], wait)
+        if not ready:
+            raise _RefusedError(
+                f"no data arrived for {wait:g} s (is anything writing to it?)"
+            )
+        try:
+            return os.read(fd, size)
+        except BlockingIOError:  # pragma: no cover - readable, then not: a race
+            continue
+
+
+def _sparse_copy(head: bytes, length: int, scratch: contextlib.ExitStack) -> str:
+    """Write ``head`` to a scratch file ``length`` bytes long; return its path.
+
+    Past the head the file is a hole: it takes no disk space, and the check
+    reads nothing there.
+    """
+    fd, path = tempfile.mkstemp(prefix="stspec-", suffix=_SUFFIX)
+    scratch.callback(os.unlink, path)
+    with os.fdopen(fd, "wb") as file:
+        file.write(head)
+        file.truncate(length)
+    return path

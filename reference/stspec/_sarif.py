@@ -1,0 +1,161 @@
+"""SARIF 2.1.0 output, so that CI systems show violations where they are.
+
+Every rule goes into the log's rule table with its statement from SPEC.md
+and the section it lives in; every violation becomes a result located at a
+file and a byte offset (a binary region: safetensors files have no lines).
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from typing import TYPE_CHECKING, Final
+
+from stspec._errors import json_path
+from stspec._rules import RULES
+from stspec._shards import SHARD_RULES
+from stspec._version import SPEC_VERSION, __version__
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from stspec._check import FileResult
+    from stspec._shards import Finding
+
+__all__ = ["SCHEMA_URI", "sarif_log"]
+
+SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
+# Rule family -> the SPEC.md section that defines its rules, and the heading's
+# anchor (tests/cli checks both against spec/SPEC.md).
+SECTIONS: Final = {
+    "file": ("§2", "2-file-layout"),
+    "text": ("§3", "3-header-text"),
+    "json": ("§4", "4-json-subset"),
+    "structure": ("§5", "5-header-structure"),
+    "size": ("§7", "7-sizes"),
+    "layout": ("§8", "8-data-layout"),
+    "writer": ("§9", "9-writers"),
+    "shard": ("§13", "13-sharded-checkpoints-informative"),
+}
+
+
+def _rules() -> list[dict[str, object]]:
+    table: list[dict[str, object]] = []
+    for rule in RULES:
+        level = "error" if rule.level == "MUST" else "warning"
+        properties: dict[str, object] = {"level": rule.level, "scope": rule.scope}
+        where = SECTIONS[rule.family]
+        table.append(_rule(rule.id, rule.statement, where, level, properties))
+    table += [
+        _rule(rule.id, rule.statement, SECTIONS["shard"], "error", {"scope": "model"})
+        for rule in SHARD_RULES.values()
+    ]
+    return table
+
+
+def _rule(
+    rule_id: str,
+    statement: str,
+    section_anchor: tuple[str, str],
+    level: str,
+    properties: dict[str, object],
+) -> dict[str, object]:
+    section, anchor = section_anchor
+    where = f"spec/SPEC.md#{anchor}"
+    return {
+        "id": rule_id,
+        "shortDescription": {"text": statement},
+        "fullDescription": {"text": f"{statement} (SPEC.md {section})"},
+        "help": {"text": f"See {where} (SPEC.md {section}, rule {rule_id})."},
+        "defaultConfiguration": {"level": level},
+        "properties": {**properties, "spec": where, "section": section},
+    }
+
+
+def _uri(file: str) -> str:
+    """Turn a path as given into a URI reference: relative stays relative."""
+    if os.path.isabs(file):  # noqa: PTH117 - a plain path string
+        return "file://" + urllib.parse.quote(file.replace(os.sep, "/"))
+    return urllib.parse.quote(file.replace(os.sep, "/"))
+
+
+def _location(file: str, offset: int | None) -> dict[str, object]:
+    physical: dict[str, object] = {"artifactLocation": {"uri": _uri(file)}}
+    if offset is not None:
+        physical["region"] = {"byteOffset": offset}
+    return {"physicalLocation": physical}
+
+
+def sarif_log(
+    results: Iterable[FileResult],
+    findings: Iterable[Finding],
+    *,
+    trouble: Iterable[tuple[str, str]] = (),
+) -> dict[str, object]:
+    """Build one SARIF log: violations, sharded-model findings, unreadable inputs."""
+    rules = _rules()
+    position = {str(rule["id"]): index for index, rule in enumerate(rules)}
+    levels = {rule.id: "error" if rule.level == "MUST" else "warning" for rule in RULES}
+    levels |= dict.fromkeys(SHARD_RULES, "error")
+    entries: list[dict[str, object]] = []
+    unreadable = list(trouble)
+    for result in results:
+        if result.reason is not None:
+            unreadable.append((result.shown, result.reason))
+        for error in result.errors:
+            message = error.msg
+            if result.looks_like is not None:
+                message = f"not a safetensors file: {result.looks_like.description}"
+            entry: dict[str, object] = {
+                "ruleId": error.rule,
+                "ruleIndex": position[error.rule],
+                "level": levels[error.rule],
+                "message": {"text": message},
+                "locations": [_location(result.shown, error.offset)],
+            }
+            if error.path:
+                entry["properties"] = {"headerPath": json_path(error.path)}
+            entries.append(entry)
+    entries += [
+        {
+            "ruleId": finding.rule,
+            "ruleIndex": position[finding.rule],
+            "level": levels[finding.rule],
+            "message": {"text": finding.msg},
+            "locations": [_location(finding.file, finding.offset)],
+            "properties": {"name": finding.name},
+        }
+        for finding in findings
+    ]
+    notifications = [
+        {
+            "level": "error",
+            "message": {"text": f"cannot check {file}: {reason}"},
+            "locations": [_location(file, None)],
+        }
+        for file, reason in unreadable
+    ]
+    return {
+        "$schema": SCHEMA_URI,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "stspec",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": rules,
+                        "properties": {"specVersion": SPEC_VERSION},
+                    }
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": not notifications,
+                        "toolExecutionNotifications": notifications,
+                    }
+                ],
+                "results": entries,
+            }
+        ],
+    }

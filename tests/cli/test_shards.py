@@ -1,0 +1,281 @@
+"""Sharded checkpoints: an index and its shards are checked as one model."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING
+
+import pytest
+
+import stspec
+from stspec._shards import CAP, SHARD_RULES
+
+from .models import INDEX, SHARDS, run, weight_map, write_model
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+FIRST, SECOND = sorted(SHARDS)
+
+
+def test_a_consistent_model_is_valid_with_its_shards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "m")
+    status, out, err = run(capsys, "check", str(folder))
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [
+        f"{folder / FIRST}: valid (2 tensors, 208 bytes)",
+        f"{folder / SECOND}: valid (1 tensor, 124 bytes)",
+        f"{folder / INDEX}: model valid (2 shards, 3 tensors, 11 parameters)",
+    ]
+
+
+def test_naming_the_index_checks_the_shards_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "m")
+    status, out, _ = run(capsys, "check", "-q", str(folder / INDEX))
+    assert (status, out) == (0, "")
+    (folder / SECOND).write_bytes((folder / SECOND).read_bytes() + b"!")
+    status, out, _ = run(capsys, "check", str(folder / INDEX))
+    assert status == 1
+    assert out.splitlines() == [
+        f"{folder / FIRST}: valid (2 tensors, 208 bytes)",
+        f"{folder / SECOND}: LAYOUT-TRAILING at byte 124: 1 trailing bytes after "
+        "the last tensor, expected the buffer to end at 12",
+        f"{folder / INDEX}: model invalid (1 invalid shard: {SECOND})",
+    ]
+
+
+def _moved(name: str, shard: str) -> dict[str, str]:
+    return {**weight_map(SHARDS), name: shard}
+
+
+def _index(weights: dict[str, str], total_size: object = 36) -> dict[str, object]:
+    return {"metadata": {"total_size": total_size}, "weight_map": weights}
+
+
+# (index, shards or None for the consistent ones, rule, file, name, message part)
+INCONSISTENT = {
+    "missing-shard": (
+        _index(_moved("layers.1.weight", "model-00003-of-00003.safetensors")),
+        None,
+        "SHARD-MISSING",
+        INDEX,
+        "the weight_map puts 1 tensors in 'model-00003-of-00003.safetensors', "
+        "which does not exist",
+    ),
+    "weight-in-another-shard": (
+        _index(_moved("layers.0.weight", SECOND)),
+        None,
+        "SHARD-WEIGHT-LOCATION",
+        INDEX,
+        f"the weight_map puts tensor 'layers.0.weight' in '{SECOND}', which does "
+        f"not hold it; it is in '{FIRST}'",
+    ),
+    "weight-in-no-shard": (
+        _index({**weight_map(SHARDS), "ghost.weight": FIRST}),
+        None,
+        "SHARD-WEIGHT-LOCATION",
+        INDEX,
+        f"the weight_map puts tensor 'ghost.weight' in '{FIRST}', which does not "
+        "hold it; no shard holds it",
+    ),
+    "tensor-in-two-shards": (
+        _index(weight_map(SHARDS), 44),
+        {**SHARDS, SECOND: {**SHARDS[SECOND], "embed.weight": ("BF16", [2, 2], bytes(8))}},
+        "SHARD-DUPLICATE",
+        SECOND,
+        f"tensor 'embed.weight' is held by '{FIRST}' and by '{SECOND}'",
+    ),
+    "tensor-not-listed": (
+        _index(weight_map(SHARDS), 40),
+        {**SHARDS, SECOND: {**SHARDS[SECOND], "extra.bias": ("F32", [1], bytes(4))}},
+        "SHARD-UNLISTED",
+        SECOND,
+        f"'{SECOND}' holds tensor 'extra.bias', which the weight_map does not list",
+    ),
+    "total-size-differs": (
+        _index(weight_map(SHARDS), 40),
+        None,
+        "SHARD-TOTAL-SIZE",
+        INDEX,
+        "metadata.total_size is 40, but the shards' tensors hold 36 bytes",
+    ),
+    "total-size-not-a-whole-number": (
+        _index(weight_map(SHARDS), 36.5),
+        None,
+        "SHARD-TOTAL-SIZE",
+        INDEX,
+        "metadata.total_size is 36.5, expected a whole number of bytes (36)",
+    ),
+    "total-size-a-string": (
+        _index(weight_map(SHARDS), "36"),
+        None,
+        "SHARD-TOTAL-SIZE",
+        INDEX,
+        "metadata.total_size is '36', expected a whole number of bytes (36)",
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("index", "shards", "rule", "file", "message"),
+    list(INCONSISTENT.values()),
+    ids=list(INCONSISTENT),
+)
+def test_each_inconsistency_is_one_finding_with_its_id_file_and_name(
+    index: object,
+    shards: dict[str, dict[str, tuple[str, list[int], bytes]]] | None,
+    rule: str,
+    file: str,
+    message: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = write_model(tmp_path / "m", shards, index=index)
+    status, out, err = run(capsys, "check", "-q", str(folder))
+    assert (status, err) == (1, "")
+    lines = out.splitlines()
+    assert lines[-1] == f"{folder / INDEX}: model invalid (1 finding)"
+    (line,) = lines[:-1]
+    assert line.startswith(f"{folder / file}: {rule}")
+    assert line.endswith(f": {message}")
+    status, out, _ = run(capsys, "check", "--json", str(folder))
+    (model,) = json.loads(out)["models"]
+    (finding,) = model["findings"]
+    assert (finding["rule"], finding["file"], finding["message"]) == (
+        rule,
+        str(folder / file),
+        message,
+    )
+    assert finding["name"] in message
+
+
+def test_a_finding_in_a_shard_points_at_the_tensor_bytes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shards = {**SHARDS, SECOND: {**SHARDS[SECOND], "extra.bias": ("F32", [1], bytes(4))}}
+    folder = write_model(tmp_path / "m", shards, total_size=40)
+    _, out, _ = run(capsys, "check", "--json", str(folder))
+    (finding,) = json.loads(out)["models"][0]["findings"]
+    with stspec.read(folder / SECOND) as opened:
+        info = opened.tensors["extra.bias"]
+        assert finding["offset"] == opened.data_start + info.begin
+        assert finding["name"] == "extra.bias"
+
+
+MALFORMED = {
+    "not-utf8": (b'{"weight_map": {"\xff": "a"}}', "the index is not UTF-8: invalid start byte", 17),
+    "not-json": (b'{"weight_map": ', "the index is not JSON: Expecting value", 15),
+    "not-an-object": (b"[]", "the index is an array, expected an object", None),
+    "no-weight-map": (b'{"metadata": {}}', "weight_map is missing or null, expected an object", None),
+    "weight-map-a-string": (b'{"weight_map": "x"}', "weight_map is a string, expected an object", None),
+    "shard-not-a-name": (b'{"weight_map": {"w": 3}}', "weight_map value 3 is not a file name", None),
+    "shard-outside": (
+        b'{"weight_map": {"w": "../x.safetensors"}}',
+        "weight_map names shard '../x.safetensors', which is outside the index's folder",
+        None,
+    ),
+    "shard-absolute": (
+        b'{"weight_map": {"w": "/etc/x.safetensors"}}',
+        "weight_map names shard '/etc/x.safetensors', which is outside the index's folder",
+        None,
+    ),
+    "shard-empty": (
+        b'{"weight_map": {"w": ""}}',
+        "weight_map names shard '', which is outside the index's folder",
+        None,
+    ),
+    "metadata-a-list": (
+        b'{"metadata": [], "weight_map": {}}',
+        "metadata is an array, expected an object",
+        None,
+    ),
+    "duplicate-weight": (
+        b'{"weight_map": {"w": "a.safetensors", "w": "b.safetensors"}}',
+        "the name 'w' appears twice in one object",
+        None,
+    ),
+    "too-deep": (b"[" * 100_000 + b"]" * 100_000, "the index nests too deeply to be read", None),
+}
+
+
+@pytest.mark.parametrize(
+    ("raw", "message", "offset"), list(MALFORMED.values()), ids=list(MALFORMED)
+)
+def test_a_malformed_index_is_one_shard_index_json_finding(
+    raw: bytes,
+    message: str,
+    offset: int | None,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (tmp_path / INDEX).write_bytes(raw)
+    status, out, _ = run(capsys, "check", str(tmp_path))
+    where = "" if offset is None else f" at byte {offset}"
+    assert status == 1
+    assert out.splitlines() == [
+        f"{tmp_path / INDEX}: SHARD-INDEX-JSON{where}: {message}",
+        f"{tmp_path / INDEX}: model invalid: the index cannot be used",
+    ]
+
+
+def test_an_index_that_cannot_be_read_is_a_finding(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / INDEX).symlink_to(tmp_path / "gone")
+    status, out, _ = run(capsys, "check", str(tmp_path))
+    assert status == 1
+    assert out.splitlines()[0] == (
+        f"{tmp_path / INDEX}: SHARD-INDEX-JSON: cannot read the index: "
+        "No such file or directory"
+    )
+
+
+def test_findings_beyond_the_cap_are_counted_not_listed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ghosts = {f"ghost.{n}": FIRST for n in range(CAP + 7)}
+    folder = write_model(tmp_path / "m", index=_index({**weight_map(SHARDS), **ghosts}))
+    status, out, _ = run(capsys, "check", "-q", str(folder))
+    lines = out.splitlines()
+    assert status == 1
+    assert sum("which does not hold it" in line for line in lines) == CAP
+    assert f"{folder / INDEX}: SHARD-WEIGHT-LOCATION: 7 more not shown" in lines
+    assert lines[-1] == f"{folder / INDEX}: model invalid ({CAP + 7} findings)"
+    _, out, _ = run(capsys, "check", "--json", str(folder))
+    assert json.loads(out)["models"][0]["omitted"] == {"SHARD-WEIGHT-LOCATION": 7}
+
+
+def test_an_index_without_total_size_skips_that_check(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "m", index={"weight_map": weight_map(SHARDS)})
+    status, out, _ = run(capsys, "check", "-q", "--json", str(folder))
+    (model,) = json.loads(out)["models"]
+    assert (status, model["valid"], model["summary"]["metadata"]) == (0, True, None)
+
+
+def test_a_missing_shard_leaves_total_size_unjudged(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "m", index=_index(weight_map(SHARDS), 1))
+    os.unlink(folder / SECOND)
+    _, out, _ = run(capsys, "check", "--json", str(folder))
+    (model,) = json.loads(out)["models"]
+    assert [finding["rule"] for finding in model["findings"]] == ["SHARD-MISSING"]
+
+
+def test_every_shard_rule_has_a_statement() -> None:
+    assert sorted(SHARD_RULES) == [
+        "SHARD-DUPLICATE",
+        "SHARD-INDEX-JSON",
+        "SHARD-MISSING",
+        "SHARD-TOTAL-SIZE",
+        "SHARD-UNLISTED",
+        "SHARD-WEIGHT-LOCATION",
+    ]
+    assert all(rule.statement.endswith(".") for rule in SHARD_RULES.values())

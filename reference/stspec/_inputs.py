@@ -138,10 +138,10 @@ def _folder(folder: str, found: Inputs) -> list[Target]:
                 targets.append(Target(path, path))
             else:
                 others.append(os.path.relpath(path, folder))
-    if others:
-        found.skipped[folder] = others
     if not targets:
         raise _RefusedError(f"no {_SUFFIX} or index files in folder {folder!r}")
+    if others:
+        found.skipped[folder] = others
     return targets
 
 

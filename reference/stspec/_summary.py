@@ -41,7 +41,9 @@ class Summary:
             "bytes_per_dtype": self.dtype_bytes,
             "header_bytes": self.header_bytes,
             "file_bytes": self.file_bytes,
-            "header_share": self.header_bytes / self.file_bytes,
+            "header_share": (
+                self.header_bytes / self.file_bytes if self.file_bytes else None
+            ),
             "metadata": self.metadata,
         }
 

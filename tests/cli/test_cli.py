@@ -15,6 +15,7 @@ import pytest
 import stspec
 from stspec import Tensor, serialize
 from stspec._cli import main
+from stspec._version import __version__
 
 GOOD = serialize(
     {"a": Tensor("U8", (2,), b"xy"), "w": Tensor("F32", (1, 2), b"\x00" * 8)},
@@ -224,7 +225,7 @@ def test_help_and_version_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 0
     assert "exit status: 0 everything valid" in out
     status, out, _ = run(capsys, "--version")
-    assert (status, out) == (0, f"{stspec.__version__}\n")
+    assert (status, out) == (0, f"{__version__}\n")
 
 
 # inspect ---------------------------------------------------------------------

@@ -63,6 +63,11 @@ class Corruption:
             f"data={clip(self.data)})"
         )
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # noqa: ANN401
+        """Hypothesis' pretty printer would print every field (files can be 200 kB)."""
+        del cycle
+        printer.text(repr(self))
+
 
 def _unique(drawn: Drawn, stem: str) -> str:
     taken = set(drawn.tensors)

@@ -15,7 +15,7 @@ import math
 import struct
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, TypeVar, cast
+from typing import Any, Final, TypeVar, cast
 
 from hypothesis import strategies as st
 
@@ -353,6 +353,11 @@ class ValidFile:
             f"tensors={shapes}, metadata={self.metadata!r}, "
             f"data={clip(self.data)})"
         )
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:  # noqa: ANN401
+        """Hypothesis' pretty printer would print every field (files can be 200 kB)."""
+        del cycle
+        printer.text(repr(self))
 
 
 @dataclass(slots=True)

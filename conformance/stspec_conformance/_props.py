@@ -1,18 +1,26 @@
-"""Helpers for the property tests: scratch files and outcome checks."""
+"""Helpers for the property tests: scratch files, loads judged by the declaration."""
 
 from __future__ import annotations
 
 import os
 from typing import TYPE_CHECKING
 
+from stspec_conformance import _outcomes
+from stspec_conformance._compare import content_problems
 from stspec_conformance._model import Content, Outcome
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    import pytest
+
+    from stspec_conformance._files import RawTensor
     from stspec_conformance.adapters import Adapter
-    from stspec_conformance.strategies import RawTensor
+
+__all__ = ["check_loads", "put", "show", "verdict_of"]
+
+SHOWN_BYTES = 240
 
 
 def put(scratch: Path, data: bytes, name: str = "example.safetensors") -> str:
@@ -23,9 +31,23 @@ def put(scratch: Path, data: bytes, name: str = "example.safetensors") -> str:
 
 
 def show(data: bytes) -> str:
-    """The start of a file, for failure messages."""
-    head = data[:240]
-    return f"{len(data)} bytes, starting {head!r}" + ("..." if len(data) > 240 else "")
+    """The start of a file, for failure messages (bounded)."""
+    head = data[:SHOWN_BYTES]
+    more = "..." if len(data) > SHOWN_BYTES else ""
+    return f"{len(data)} bytes, starting {head!r}{more}"
+
+
+def verdict_of(outcome: Outcome, node: pytest.Item | None) -> str:
+    """Record the outcome class on the test item and return it.
+
+    An answer that did not come back in the documented form but was not a
+    rejection (``invalid-output``) is returned as is; callers that expected a
+    rejection report it as an acceptance.
+    """
+    status = outcome.status
+    crash = getattr(outcome, "crash", "") or outcome.exception
+    _outcomes.record(node, status, crash=crash)
+    return status
 
 
 def check_loads(
@@ -37,9 +59,11 @@ def check_loads(
     *,
     timeout: float,
     may_reject: bool = False,
+    node: pytest.Item | None = None,
 ) -> Outcome:
     """Load and compare with the model; raise AssertionError with a story."""
     outcome = impl.attempt_load(path, timeout=timeout)
+    verdict_of(outcome, node)
     if outcome.failed_hard:
         raise AssertionError(f"{outcome.describe()} on a file of {show(data)}")
     if outcome.status == "rejected":
@@ -50,8 +74,10 @@ def check_loads(
         )
     if outcome.content is None:  # pragma: no cover - accepted always has content
         raise AssertionError("accepted without content")
-    problems = outcome.content.differences(Content.from_raw(tensors, metadata))
+    expected = Content.from_raw(tensors, metadata)
+    problems = content_problems(outcome.content, expected, impl.capabilities)
     if problems:
+        _outcomes.record(node, "wrong-content")
         raise AssertionError(
             "loaded different content: "
             + "; ".join(problems[:5])

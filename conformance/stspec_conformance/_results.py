@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from stspec_conformance import _outcomes
 from stspec_conformance._collect import GROUP_PROPERTY, case_of, suffix_of
 from stspec_conformance._state import Record
 
@@ -23,6 +24,7 @@ _RANK: Final = {
     "failed": 3,
     "error": 4,
     "crashed": 5,
+    "not-applicable": 1,
 }
 
 
@@ -38,15 +40,19 @@ def record_report(state: SuiteState, report: pytest.TestReport) -> None:
         rules = tuple(str(props.get("rules", "")).split())
         record = Record(report.nodeid, name, str(group), case_of(name), rules)
         state.records[report.nodeid] = record
-    record.outcome = str(props.get("outcome", record.outcome))
+    outcome = _outcomes.outcome_of(report.user_properties) or props.get("outcome")
+    record.outcome = str(outcome or record.outcome)
     rule = props.get("reported_rule", record.reported_rule)
     record.reported_rule = None if rule is None else str(rule)
     record.detail = str(props.get("message", record.detail))
     result = _result_of(report)
     if result is not None and _RANK[result] >= _RANK[record.result]:
+        message = _failure_line(report) if result != "passed" else ""
+        if result == "skipped" and _outcomes.is_not_applicable(message):
+            result = "not-applicable"
+            record.outcome = "not-applicable"
         record.result = result
-        if result in {"failed", "error", "crashed", "xfailed", "skipped"}:
-            record.message = _failure_line(report) or record.message
+        record.message = message or record.message
 
 
 def _result_of(report: pytest.TestReport) -> str | None:

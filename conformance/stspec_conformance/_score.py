@@ -1,4 +1,23 @@
-"""Scores: passed out of total by group and rule family, violated rules."""
+"""Scores and what went wrong: by group, by rule family, by outcome class.
+
+A test's *failure kind* says what the implementation did wrong, from the
+outcome class the test recorded (``_outcomes``) and what the test expected:
+
+``accepted-invalid``
+    accepted a file (or wrote a request) that it must refuse;
+``rejected-valid``
+    rejected a valid file, or refused to write a valid request;
+``wrong-content``
+    accepted, but loaded (or wrote) other bytes, dtypes, shapes or metadata;
+``misclassified``
+    rejected as it must, but ``--check-rules`` wanted another rule id;
+``crashed``, ``hung``, ``resource``, ``invalid-output``
+    no verdict at all (``resource``: over its CPU or memory allowance).
+
+Only the first three are wrong verdicts: "rules violated" lists the rules of
+those tests alone (known deviations a baseline turns into xfails included);
+misclassifications are listed apart.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +28,17 @@ from typing import TYPE_CHECKING, Final
 if TYPE_CHECKING:
     from stspec_conformance._state import Record, SuiteState
 
-__all__ = ["GROUPS", "GROUP_LABEL", "Score", "Summary", "ordered", "summarise"]
+__all__ = [
+    "GROUPS",
+    "GROUP_LABEL",
+    "KIND_LABEL",
+    "WRONG_VERDICTS",
+    "Score",
+    "Summary",
+    "failure_kind",
+    "ordered",
+    "summarise",
+]
 
 GROUPS: Final = (
     "valid",
@@ -27,19 +56,61 @@ GROUP_LABEL: Final = {
     "single-fault": "single faults",
     "writer": "writer",
 }
+KIND_LABEL: Final = {
+    "accepted-invalid": "accepted an invalid file or request",
+    "rejected-valid": "rejected a valid file or request",
+    "wrong-content": "loaded or wrote wrong content",
+    "misclassified": "rejected, but named another rule (--check-rules)",
+    "crashed": "crashed",
+    "hung": "hung",
+    "resource": "over its CPU/memory allowance (not a wrong verdict)",
+    "invalid-output": "answered in a malformed way",
+    "error": "the test itself could not run",
+}
+WRONG_VERDICTS: Final = frozenset(
+    {"accepted-invalid", "rejected-valid", "wrong-content"}
+)
+_NOT_RUN: Final = frozenset({"passed", "skipped", "not-applicable"})
+_NO_VERDICT: Final = frozenset({"crashed", "hung", "resource", "invalid-output"})
+
+
+def _expects_refusal(record: Record) -> bool:
+    if record.group in {"invalid", "single-fault"}:
+        return True
+    return record.name.startswith("test_writer_refuses")
+
+
+def failure_kind(record: Record) -> str | None:
+    """What a failed (or xfailed) test's implementation did wrong; None if it passed."""
+    if record.result in _NOT_RUN:
+        return None
+    outcome = record.outcome
+    if outcome in _NO_VERDICT or outcome == "wrong-content":
+        return outcome
+    if outcome == "accepted":
+        return "accepted-invalid" if _expects_refusal(record) else "wrong-content"
+    if outcome == "rejected":
+        return "misclassified" if _expects_refusal(record) else "rejected-valid"
+    return "crashed" if record.result == "crashed" else "error"
 
 
 @dataclass(slots=True)
 class Score:
-    """Passed out of total, with the failures counted by kind."""
+    """Passed out of the tests that ran, failures by result, and what did not run."""
 
     passed: int = 0
     total: int = 0
     kinds: Counter[str] = field(default_factory=Counter)
+    not_applicable: int = 0
+    skipped: int = 0
 
     def add(self, record: Record) -> None:
-        """Count one record (skips count nowhere)."""
+        """Count one record (skips and not-applicable tests are not scored)."""
+        if record.result == "not-applicable":
+            self.not_applicable += 1
+            return
         if record.result == "skipped":
+            self.skipped += 1
             return
         self.total += 1
         if record.result == "passed":
@@ -47,22 +118,46 @@ class Score:
         else:
             self.kinds[record.result] += 1
 
+    @property
+    def counted(self) -> bool:
+        """Whether anything (scored or not) fell into this score."""
+        return bool(self.total or self.not_applicable or self.skipped)
+
+    def extras(self) -> dict[str, int]:
+        """Failures by result, then not-applicable and skipped counts."""
+        extra = dict(sorted(self.kinds.items()))
+        if self.not_applicable:
+            extra["not-applicable"] = self.not_applicable
+        if self.skipped:
+            extra["skipped"] = self.skipped
+        return extra
+
     def render(self) -> str:
-        """``passed/total (xx.x%)  failed=n``."""
+        """``passed/total  xx.x%  failed=n not-applicable=m``."""
         percent = 100.0 * self.passed / self.total if self.total else 100.0
-        extra = " ".join(f"{k}={v}" for k, v in sorted(self.kinds.items()))
+        extra = " ".join(f"{k}={v}" for k, v in self.extras().items())
         return f"{self.passed:>4}/{self.total:<4} {percent:5.1f}%  {extra}".rstrip()
 
 
 @dataclass(slots=True)
 class Summary:
-    """Scores by group and rule family, violated rules, i_ outcomes."""
+    """Scores by group and rule family, wrong verdicts by rule, outcome classes."""
 
     groups: dict[str, Score]
     families: dict[str, Score]
     violated: dict[str, list[str]]
+    misclassified: dict[str, list[str]]
+    failures: Counter[str]  # failure kind -> tests
+    outcomes: Counter[str]  # outcome class -> tests
     tolerated: Counter[str]
     total: Score
+    valid_files: int = 0  # y_ tests that got an answer
+    valid_accepted: int = 0  # ... of which the file was accepted
+
+    @property
+    def rejects_everything(self) -> bool:
+        """No valid file accepted (and some were tried): likely not running at all."""
+        return self.valid_files > 0 and self.valid_accepted == 0
 
 
 def ordered(state: SuiteState) -> list[Record]:
@@ -75,34 +170,54 @@ def ordered(state: SuiteState) -> list[Record]:
     return sorted(state.records.values(), key=key)
 
 
+def _label(record: Record) -> str:
+    return record.case or record.name
+
+
 def summarise(state: SuiteState) -> Summary:
     """Aggregate the records into the summary's numbers."""
     from stspec import RULES_BY_ID  # noqa: PLC0415 - only when reporting
 
-    groups: dict[str, Score] = {g: Score() for g in GROUPS}
-    families: dict[str, Score] = defaultdict(Score)
-    violated: dict[str, list[str]] = defaultdict(list)
-    tolerated: Counter[str] = Counter()
-    total = Score()
-    for record in state.records.values():
-        groups.setdefault(record.group, Score()).add(record)
-        total.add(record)
+    summary = Summary(
+        groups={g: Score() for g in GROUPS},
+        families=defaultdict(Score),
+        violated=defaultdict(list),
+        misclassified=defaultdict(list),
+        failures=Counter(),
+        outcomes=Counter(),
+        tolerated=Counter(),
+        total=Score(),
+    )
+    for record in ordered(state):
+        summary.groups.setdefault(record.group, Score()).add(record)
+        summary.total.add(record)
         if record.case is not None:
             fams = {RULES_BY_ID[r].family for r in record.rules if r in RULES_BY_ID}
-            for fam in sorted(fams) or ["(no rule)"]:
-                families[fam].add(record)
+            # a case counts once, in its first rule's family
+            first = [RULES_BY_ID[r].family for r in record.rules if r in RULES_BY_ID]
+            summary.families[first[0] if fams else "(no rule)"].add(record)
+        if record.outcome:
+            summary.outcomes[record.outcome] += 1
         if record.group == "tolerated" and record.outcome:
-            tolerated[record.outcome] += 1
-        if record.result not in {"passed", "skipped"} and record.group in {
-            "invalid",
-            "single-fault",
+            summary.tolerated[record.outcome] += 1
+        if record.group == "valid" and record.outcome in {
+            "accepted",
+            "rejected",
+            "wrong-content",
         }:
+            summary.valid_files += 1
+            summary.valid_accepted += record.outcome != "rejected"
+        kind = failure_kind(record)
+        if kind is None:
+            continue
+        summary.failures[kind] += 1
+        if kind in WRONG_VERDICTS:
             for rule in record.rules:
-                violated[rule].append(record.case or record.name)
-    return Summary(
-        groups,
-        dict(sorted(families.items())),
-        dict(sorted(violated.items())),
-        tolerated,
-        total,
-    )
+                summary.violated[rule].append(_label(record))
+        elif kind == "misclassified":
+            for rule in record.rules:
+                summary.misclassified[rule].append(_label(record))
+    summary.families = dict(sorted(summary.families.items()))
+    summary.violated = dict(sorted(summary.violated.items()))
+    summary.misclassified = dict(sorted(summary.misclassified.items()))
+    return summary

@@ -2,7 +2,11 @@
 
 Files it writes must be valid under the strict reference (``stspec.validate``
 finds nothing), decode to what was written, and be canonical; requests no
-valid file can express must be refused.
+valid file can express must be refused.  Requests use only the declared
+``write_dtypes`` (a refused undeclared dtype is not applicable) and BOOL bytes
+0x00/0x01 (SPEC 6.1 leaves other values to the writer).  Every refusal test
+first has the writer write the corrected request: a writer that writes
+nothing must not score its refusals.
 """
 
 from __future__ import annotations
@@ -14,8 +18,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import stspec
-from stspec_conformance import _props
+from stspec_conformance import _outcomes, _props
 from stspec_conformance import strategies as sts
+from stspec_conformance._explain import canonical_difference
 from stspec_conformance._model import Content
 from stspec_conformance.adapters.reference import ReferenceAdapter
 
@@ -23,6 +28,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from stspec_conformance._model import Outcome
     from stspec_conformance._state import SuiteState
     from stspec_conformance.adapters import Adapter
 
@@ -31,10 +37,36 @@ pytestmark = pytest.mark.stspec_writer
 
 @pytest.fixture(scope="module")
 def writer(suite: SuiteState) -> Adapter:
-    """The implementation, when it can write."""
+    """The implementation, when it declares a writer."""
     if not suite.adapter.can_save:
-        pytest.skip("the implementation has no writer (no save(), no --write)")
+        _outcomes.not_applicable(
+            "the implementation declares no writer (no save(), no --write)"
+        )
     return suite.adapter
+
+
+def _describe(
+    tensors: Mapping[str, sts.RawTensor], metadata: Mapping[str, str] | None
+) -> str:
+    shown = {n: (d, list(s)) for n, (d, s, _) in list(tensors.items())[:4]}
+    more = f" (+{len(tensors) - 4} more)" if len(tensors) > 4 else ""
+    return f"{len(tensors)} tensors {shown}{more}, metadata {metadata!r:.120}"
+
+
+def _attempt(
+    writer: Adapter,
+    path: Path,
+    tensors: Mapping[str, object],
+    metadata: object,
+    timeout: float,
+) -> Outcome:
+    path.unlink(missing_ok=True)
+    return writer.attempt_save(
+        str(path),
+        tensors,  # type: ignore[arg-type]  # refusal tests pass invalid requests
+        metadata,  # type: ignore[arg-type]
+        timeout=timeout,
+    )
 
 
 def _save(
@@ -43,25 +75,41 @@ def _save(
     tensors: Mapping[str, sts.RawTensor],
     metadata: Mapping[str, str] | None,
     timeout: float,
+    node: pytest.Item,
 ) -> Path:
+    """Write a valid request; fail unless it is written."""
     path = scratch / "written.safetensors"
-    path.unlink(missing_ok=True)
-    outcome = writer.attempt_save(str(path), tensors, metadata, timeout=timeout)
-    if outcome.status != "accepted":
+    outcome = _attempt(writer, path, tensors, metadata, timeout)
+    status = _props.verdict_of(outcome, node)
+    if status == "rejected":
+        undeclared = {d for d, _, _ in tensors.values()} - writer.save_dtypes
+        if undeclared:
+            _outcomes.not_applicable(
+                f"the writer refused {sorted(undeclared)}, which it does not "
+                "declare in write_dtypes",
+                node,
+            )
         raise AssertionError(
-            f"save() {outcome.describe()} for {len(tensors)} tensors "
-            f"{ {n: (d, list(s)) for n, (d, s, _) in tensors.items()} } "
-            f"metadata {metadata!r}"
+            f"refused to write a valid request: {outcome.describe()}; "
+            f"request: {_describe(tensors, metadata)}"
+        )
+    if status != "accepted":
+        raise AssertionError(
+            f"{outcome.describe()} writing {_describe(tensors, metadata)}"
         )
     return path
 
 
 def _valid_and_equal(
-    path: Path, tensors: Mapping[str, sts.RawTensor], metadata: Mapping[str, str] | None
+    path: Path,
+    tensors: Mapping[str, sts.RawTensor],
+    metadata: Mapping[str, str] | None,
+    node: pytest.Item,
 ) -> None:
     data = path.read_bytes()
     errors = stspec.validate(data)
     if errors:
+        _outcomes.record(node, "wrong-content")
         raise AssertionError(
             "wrote an invalid file "
             f"({'; '.join(map(str, errors[:3]))}): {_props.show(data)}"
@@ -69,66 +117,88 @@ def _valid_and_equal(
     loaded = ReferenceAdapter().load(str(path))
     problems = loaded.differences(Content.from_raw(tensors, metadata))
     if problems:
+        _outcomes.record(node, "wrong-content")
         raise AssertionError(f"wrote different content: {'; '.join(problems[:5])}")
+
+
+def _canonical(
+    path: Path,
+    tensors: Mapping[str, sts.RawTensor],
+    metadata: Mapping[str, str] | None,
+    node: pytest.Item,
+) -> None:
+    written, canonical = path.read_bytes(), stspec.serialize(tensors, metadata)
+    if written != canonical:
+        _outcomes.record(node, "wrong-content")
+        raise AssertionError(
+            f"not the canonical bytes: {canonical_difference(written, canonical)}"
+        )
 
 
 def _refused(
     writer: Adapter,
     scratch: Path,
-    tensors: Mapping[str, object],
-    metadata: object,
+    bad: tuple[Mapping[str, object], object, str],
+    corrected: tuple[Mapping[str, sts.RawTensor], Mapping[str, str] | None],
     timeout: float,
-    why: str,
+    node: pytest.Item,
 ) -> None:
-    path = scratch / "refused.safetensors"
-    path.unlink(missing_ok=True)
-    outcome = writer.attempt_save(
-        str(path),
-        tensors,  # type: ignore[arg-type]  # deliberately not a valid request
-        metadata,  # type: ignore[arg-type]
-        timeout=timeout,
-    )
-    if outcome.failed_hard:
+    """The corrected request is written, the bad one (``why``) refused."""
+    tensors, metadata, why = bad
+    control = scratch / "control.safetensors"
+    outcome = _attempt(writer, control, corrected[0], corrected[1], timeout)
+    if outcome.status != "accepted":
+        _props.verdict_of(outcome, node)
         pytest.fail(
-            f"save() {outcome.describe()} when asked to write {why}", pytrace=False
+            f"cannot write the corrected request ({_describe(*corrected)}) either, "
+            f"so refusing {why} shows nothing: {outcome.describe()}",
+            pytrace=False,
         )
-    if outcome.status == "accepted":
+    path = scratch / "refused.safetensors"
+    outcome = _attempt(writer, path, tensors, metadata, timeout)
+    status = _props.verdict_of(outcome, node)
+    if status == "accepted":
         written = path.read_bytes() if path.exists() else b""
         pytest.fail(
             f"wrote {why} instead of refusing; file: {_props.show(written)}",
             pytrace=False,
         )
+    if status != "rejected":
+        pytest.fail(f"{outcome.describe()} when asked to write {why}", pytrace=False)
 
 
 @pytest.mark.stspec_rules("WRITE-VALID")
 @given(data=st.data())
 def test_writer_output_valid_and_equal(
-    data: st.DataObject, writer: Adapter, suite: SuiteState, scratch: Path
+    data: st.DataObject,
+    writer: Adapter,
+    suite: SuiteState,
+    scratch: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     """Random tensor sets come out valid (strict reference) and decode equal."""
     tensors = data.draw(sts.tensor_sets(dtypes=writer.save_dtypes), label="tensors")
     metadata = data.draw(sts.metadata_maps(), label="metadata")
     assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
-    path = _save(writer, scratch, tensors, metadata, suite.timeout)
-    _valid_and_equal(path, tensors, metadata)
+    path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
+    _valid_and_equal(path, tensors, metadata, request.node)
 
 
 @pytest.mark.stspec_rules("WRITE-CANONICAL")
 @given(data=st.data())
 def test_writer_output_canonical(
-    data: st.DataObject, writer: Adapter, suite: SuiteState, scratch: Path
+    data: st.DataObject,
+    writer: Adapter,
+    suite: SuiteState,
+    scratch: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
     """The bytes are the canonical form (WRITE-CANONICAL), metadata of <= 1 key."""
     tensors = data.draw(sts.tensor_sets(dtypes=writer.save_dtypes), label="tensors")
     metadata = data.draw(sts.metadata_maps(max_size=1), label="metadata")
     assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
-    path = _save(writer, scratch, tensors, metadata, suite.timeout)
-    written, canonical = path.read_bytes(), stspec.serialize(tensors, metadata)
-    if written != canonical:
-        raise AssertionError(
-            f"not the canonical bytes; wrote {_props.show(written)}"
-            f"\n  expected {_props.show(canonical)}"
-        )
+    path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
+    _canonical(path, tensors, metadata, request.node)
 
 
 @pytest.mark.stspec_rules("WRITE-CANONICAL")
@@ -138,81 +208,124 @@ def test_writer_output_canonical(
     )
 )
 def test_writer_metadata_keys_sorted(
-    metadata: dict[str, str], writer: Adapter, suite: SuiteState, scratch: Path
+    metadata: dict[str, str],
+    writer: Adapter,
+    suite: SuiteState,
+    scratch: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
-    """``__metadata__`` keys come out sorted (WRITE-CANONICAL): reproducible bytes."""
+    """Several ``__metadata__`` keys: sorted, and the bytes canonical."""
     tensors = {"t": ("U8", (1,), b"\x01")}
-    path = _save(writer, scratch, tensors, metadata, suite.timeout)
-    written, canonical = path.read_bytes(), stspec.serialize(tensors, metadata)
-    if written != canonical:
-        raise AssertionError(
-            f"metadata keys not in sorted order; wrote {_props.show(written)}"
-            f"\n  expected {_props.show(canonical)}"
-        )
+    path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
+    _canonical(path, tensors, metadata, request.node)
+
+
+def _dtype_bytes(dtype: str, size: int) -> bytes:
+    if dtype == "BOOL":
+        return bytes(i % 3 % 2 for i in range(size))  # 0/1 only (SPEC 6.1)
+    return bytes(range(7, 7 + size))
 
 
 @pytest.mark.stspec_rules("WRITE-VALID")
 @pytest.mark.parametrize("dtype", sts.DTYPE_NAMES)
 def test_writer_dtype(
-    dtype: str, writer: Adapter, suite: SuiteState, scratch: Path
+    dtype: str,
+    writer: Adapter,
+    suite: SuiteState,
+    scratch: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
-    """Every dtype can be written (shape [4], whole bytes for all of them)."""
+    """Every declared dtype can be written (shape [4], whole bytes for all)."""
     size = sts.nbytes_of(dtype, (4,))
-    tensors = {"t": (dtype, (4,), bytes(range(7, 7 + size)))}
-    _valid_and_equal(
-        _save(writer, scratch, tensors, None, suite.timeout), tensors, None
-    )
+    tensors = {"t": (dtype, (4,), _dtype_bytes(dtype, size))}
+    path = _save(writer, scratch, tensors, None, suite.timeout, request.node)
+    _valid_and_equal(path, tensors, None, request.node)
 
 
 @pytest.mark.stspec_rules("WRITE-VALID")
-def test_writer_empty_file(writer: Adapter, suite: SuiteState, scratch: Path) -> None:
+def test_writer_empty_file(
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+) -> None:
     """No tensors and no metadata: a valid (16-byte) file."""
-    _valid_and_equal(_save(writer, scratch, {}, None, suite.timeout), {}, None)
+    path = _save(writer, scratch, {}, None, suite.timeout, request.node)
+    _valid_and_equal(path, {}, None, request.node)
 
 
 @pytest.mark.stspec_rules("WRITE-VALID")
 def test_writer_empty_metadata_without_tensors(
-    writer: Adapter, suite: SuiteState, scratch: Path
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
 ) -> None:
     """No tensors and ``metadata={}``: valid, and reads back as ``{}``."""
-    _valid_and_equal(_save(writer, scratch, {}, {}, suite.timeout), {}, {})
+    path = _save(writer, scratch, {}, {}, suite.timeout, request.node)
+    _valid_and_equal(path, {}, {}, request.node)
+
+
+ONE_BYTE = {"t": ("U8", (1,), b"\x01")}
 
 
 @pytest.mark.stspec_rules("WRITE-RESERVED")
 def test_writer_refuses_reserved_name(
-    writer: Adapter, suite: SuiteState, scratch: Path
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
 ) -> None:
     """A tensor named ``__metadata__`` is refused (WRITE-RESERVED)."""
-    tensors = {"__metadata__": ("U8", (1,), b"\x01")}
+    bad = {"__metadata__": ("U8", (1,), b"\x01")}
     _refused(
-        writer, scratch, tensors, None, suite.timeout, "a tensor named __metadata__"
+        writer,
+        scratch,
+        (bad, None, "a tensor named __metadata__"),
+        (ONE_BYTE, None),
+        suite.timeout,
+        request.node,
     )
 
 
 @pytest.mark.stspec_rules("WRITE-VALID", "SIZE-MATCH")
 def test_writer_refuses_size_mismatch(
-    writer: Adapter, suite: SuiteState, scratch: Path
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
 ) -> None:
     """Data whose length disagrees with dtype x shape is refused (SIZE-MATCH)."""
-    tensors = {"t": ("F32", (2,), b"\x00" * 7)}
-    _refused(writer, scratch, tensors, None, suite.timeout, "F32 [2] with 7 bytes")
+    dtype = "F32" if "F32" in writer.save_dtypes else min(writer.save_dtypes)
+    size = sts.nbytes_of(dtype, (8,))
+    bad = {"t": (dtype, (8,), bytes(size - 1))}
+    _refused(
+        writer,
+        scratch,
+        (bad, None, f"{dtype} [8] with {size - 1} bytes"),
+        ({"t": (dtype, (8,), bytes(size))}, None),
+        suite.timeout,
+        request.node,
+    )
 
 
 @pytest.mark.stspec_rules("WRITE-VALID", "SIZE-BITS")
 def test_writer_refuses_partial_byte(
-    writer: Adapter, suite: SuiteState, scratch: Path
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
 ) -> None:
     """A sub-byte tensor that does not fill whole bytes is refused (SIZE-BITS)."""
     if "F4" not in writer.save_dtypes:
-        pytest.skip("the writer does not support F4")
-    tensors = {"t": ("F4", (3,), b"\x00\x00")}
-    _refused(writer, scratch, tensors, None, suite.timeout, "F4 [3] (12 bits)")
+        _outcomes.not_applicable(
+            "the writer does not declare F4 in write_dtypes", request.node
+        )
+    _refused(
+        writer,
+        scratch,
+        ({"t": ("F4", (3,), b"\x00\x00")}, None, "F4 [3] (12 bits)"),
+        ({"t": ("F4", (4,), b"\x00\x00")}, None),
+        suite.timeout,
+        request.node,
+    )
 
 
 @pytest.mark.stspec_rules("WRITE-VALID", "META-STRING")
 def test_writer_refuses_non_string_metadata(
-    writer: Adapter, suite: SuiteState, scratch: Path
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
 ) -> None:
     """A metadata value that is not a string is refused (META-STRING)."""
-    tensors = {"t": ("U8", (1,), b"\x01")}
-    _refused(writer, scratch, tensors, {"k": 1}, suite.timeout, "metadata {'k': 1}")
+    _refused(
+        writer,
+        scratch,
+        (ONE_BYTE, {"k": 1}, "metadata {'k': 1}"),
+        (ONE_BYTE, {"k": "1"}),
+        suite.timeout,
+        request.node,
+    )

@@ -17,6 +17,7 @@ from stspec_corpus._lint import (
 )
 from stspec_corpus._paths import default_dir
 from stspec_corpus._registry import all_cases
+from stspec_corpus._speclinks import render
 
 _DEFAULT_HELP = "corpus (default: the checkout's corpus/, else the installed copy)"
 
@@ -51,7 +52,49 @@ def _parser() -> argparse.ArgumentParser:
         "expected", help="print a case's full expected content as JSON"
     )
     exp.add_argument("case_id", metavar="ID")
+    spec = sub.add_parser(
+        "spec",
+        help="rewrite SPEC.md's contents, per-rule corpus cases and rule index",
+    )
+    spec.add_argument(
+        "path",
+        nargs="?",
+        type=Path,
+        default=Path("spec/SPEC.md"),
+        help="the spec (default: spec/SPEC.md)",
+    )
+    spec.add_argument(
+        "--check", action="store_true", help="exit 1 if the file is not up to date"
+    )
     return parser
+
+
+def _spec(path: Path, *, check_only: bool) -> int:
+    text = path.read_text(encoding="utf-8")
+    fresh = render(text, all_cases())
+    if fresh == text:
+        print(f"{path} is up to date")  # noqa: T201
+        return 0
+    if check_only:
+        print(f"{path} is out of date: run python -m stspec_corpus spec")  # noqa: T201
+        return 1
+    path.write_text(fresh, encoding="utf-8")
+    print(f"rewrote {path}")  # noqa: T201
+    return 0
+
+
+def _lint(args: argparse.Namespace) -> int:
+    root = args.dir if args.dir is not None else default_dir()
+    try:
+        problems = lint(root, recipes=not args.no_recipes)
+    except ImportError as exc:
+        print(  # noqa: T201
+            f"python -m stspec_corpus lint validates the manifest with jsonschema "
+            f"({exc}): pip install 'safetensors-spec[lint]'",
+            file=sys.stderr,
+        )
+        return 2
+    return _report(problems, "lint: no problems")
 
 
 def _report(problems: list[str], ok: str) -> int:
@@ -86,17 +129,9 @@ def main(argv: list[str] | None = None) -> int:  # noqa: PLR0911 - one per comma
         print(coverage_table(rows))  # noqa: T201
         return 1 if coverage_gaps(rows) else 0
     if args.command == "lint":
-        root = args.dir if args.dir is not None else default_dir()
-        try:
-            problems = lint(root, recipes=not args.no_recipes)
-        except ImportError as exc:
-            print(  # noqa: T201
-                f"python -m stspec_corpus lint validates the manifest with jsonschema "
-                f"({exc}): pip install 'safetensors-spec[lint]'",
-                file=sys.stderr,
-            )
-            return 2
-        return _report(problems, "lint: no problems")
+        return _lint(args)
+    if args.command == "spec":
+        return _spec(args.path, check_only=args.check)
     if args.command == "materialise":
         try:
             print(materialise(args.case_id, args.directory))  # noqa: T201

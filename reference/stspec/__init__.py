@@ -13,11 +13,14 @@ from stspec._rules import (
     SetCheck,
     verdict_of,
 )
-from stspec._version import SPEC_VERSION, __version__
+from stspec._schema import HEADER_SCHEMA_ID, header_schema
+from stspec._version import SPEC_VERSION
+from stspec._version import __version__ as __version__
 from stspec._writer import Tensor, serialize, write
 
 __all__ = [
     "DTYPES",
+    "HEADER_SCHEMA_ID",
     "MAX_HEADER_SIZE",
     "RULES",
     "RULES_BY_ID",
@@ -31,6 +34,7 @@ __all__ = [
     "Tensor",
     "TensorInfo",
     "TensorTable",
+    "header_schema",
     "read",
     "serialize",
     "validate",

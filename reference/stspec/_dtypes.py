@@ -14,35 +14,35 @@ class DType:
 
     name: str
     bits: int
-    since: str  # the HF safetensors release that introduced it
+    since: str  # the first HF safetensors release on PyPI whose reader accepts it
     kind: str  # "bool", "int", "uint", "float" or "complex"
 
 
 # Declaration order is the alignment order of the de-facto reference; the
 # canonical writer sorts by it (descending), so the order here is normative.
 DTYPES: Final[tuple[DType, ...]] = (
-    DType("BOOL", 8, "0.2.0", "bool"),
+    DType("BOOL", 8, "0.0.1", "bool"),
     DType("F4", 4, "0.6.0", "float"),
     DType("F6_E2M3", 6, "0.6.0", "float"),
     DType("F6_E3M2", 6, "0.6.0", "float"),
-    DType("U8", 8, "0.2.0", "uint"),
-    DType("I8", 8, "0.2.0", "int"),
+    DType("U8", 8, "0.0.1", "uint"),
+    DType("I8", 8, "0.0.1", "int"),
     DType("F8_E5M2", 8, "0.4.1", "float"),
     DType("F8_E4M3", 8, "0.4.1", "float"),
     DType("F8_E8M0", 8, "0.6.0", "float"),
     DType("F8_E4M3FNUZ", 8, "0.8.0", "float"),
     DType("F8_E5M2FNUZ", 8, "0.8.0", "float"),
-    DType("I16", 16, "0.2.0", "int"),
-    DType("U16", 16, "0.2.0", "uint"),
-    DType("F16", 16, "0.2.0", "float"),
-    DType("BF16", 16, "0.2.0", "float"),
-    DType("I32", 32, "0.2.0", "int"),
-    DType("U32", 32, "0.2.0", "uint"),
-    DType("F32", 32, "0.2.0", "float"),
+    DType("I16", 16, "0.0.1", "int"),
+    DType("U16", 16, "0.0.1", "uint"),
+    DType("F16", 16, "0.0.1", "float"),
+    DType("BF16", 16, "0.0.1", "float"),
+    DType("I32", 32, "0.0.1", "int"),
+    DType("U32", 32, "0.0.1", "uint"),
+    DType("F32", 32, "0.0.1", "float"),
     DType("C64", 64, "0.7.0", "complex"),
-    DType("F64", 64, "0.2.0", "float"),
-    DType("I64", 64, "0.2.0", "int"),
-    DType("U64", 64, "0.2.0", "uint"),
+    DType("F64", 64, "0.0.1", "float"),
+    DType("I64", 64, "0.0.1", "int"),
+    DType("U64", 64, "0.0.1", "uint"),
 )
 
 DTYPES_BY_NAME: Final[dict[str, DType]] = {dt.name: dt for dt in DTYPES}

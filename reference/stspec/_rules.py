@@ -5,19 +5,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
-Level = Literal["MUST", "MAY"]
-Scope = Literal["reader", "writer"]
+Level = Literal["MUST", "SHOULD", "MAY"]
+Scope = Literal["reader", "processing", "writer"]
 
 
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One normative rule of spec/SPEC.md.
 
-    A reader rule of level ``MUST`` makes a file that breaks it *invalid* (every
-    reader must reject it).  A reader rule of level ``MAY`` describes slack a
-    reader may tolerate: a file whose only faults are ``MAY`` rules is
-    *tolerated* (implementation-defined); the strict reference still rejects it.
-    Writer rules constrain what a conforming writer may produce.
+    A reader rule is a property of a file.  Of level ``MUST``, it makes a file
+    that breaks it *invalid* (every reader must reject it); of level ``MAY``,
+    it describes slack a reader may tolerate: a file whose only faults are
+    ``MAY`` rules is *tolerated* (implementation-defined); the strict
+    reference still rejects it.  Processing rules say what a reader does with
+    an input (no file "breaks" them), and writer rules constrain what a
+    writer produces; both may be ``SHOULD``.
     """
 
     id: str
@@ -31,8 +33,12 @@ def _r(rule_id: str, level: Level, family: str, statement: str) -> Rule:
     return Rule(rule_id, level, "reader", family, statement)
 
 
-def _w(rule_id: str, statement: str) -> Rule:
-    return Rule(rule_id, "MUST", "writer", "writer", statement)
+def _p(rule_id: str, level: Level, statement: str) -> Rule:
+    return Rule(rule_id, level, "processing", "processing", statement)
+
+
+def _w(rule_id: str, level: Level, statement: str) -> Rule:
+    return Rule(rule_id, level, "writer", "writer", statement)
 
 
 RULES: Final[tuple[Rule, ...]] = (
@@ -83,7 +89,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "HEADER-TRAILING",
         "MUST",
         "text",
-        "Nothing but whitespace padding MUST follow the object's closing `}`.",
+        "Every byte after the object's closing `}` MUST be JSON whitespace.",
     ),
     # JSON grammar: the accepted subset of RFC 8259.
     _r(
@@ -233,24 +239,51 @@ RULES: Final[tuple[Rule, ...]] = (
         "The tensors MUST cover the byte buffer to its last byte: no trailing "
         "bytes, no polyglot tails.",
     ),
-    # What writers must produce.
-    _w("WRITE-RESERVED", "A writer MUST refuse a tensor named `__metadata__`."),
+    # What a reader does with any input (no file breaks these).
+    _p(
+        "READ-OUTCOME",
+        "MUST",
+        "A reader MUST end every input in acceptance or rejection: never a "
+        "crash, a hang, unbounded memory or stack use, or a read outside the "
+        "input.",
+    ),
+    _p(
+        "READ-TOLERATED",
+        "MUST",
+        "A reader that accepts a tolerated file MUST give it the one meaning its "
+        "MAY rules state: the slack ignored, `null` metadata read as absent.",
+    ),
+    _p(
+        "READ-UNSUPPORTED",
+        "SHOULD",
+        "A reader SHOULD report a file it cannot use because of a dtype it does "
+        "not support or an implementation limit as unsupported, not as invalid.",
+    ),
+    # What writers produce.
     _w(
-        "WRITE-CANONICAL",
-        "A writer MUST emit the canonical form: `{` first, compact JSON, "
-        "`__metadata__` first with sorted keys, tensors by descending dtype "
-        "alignment then name, 0x20 padding so the buffer starts at a multiple "
-        "of 8.",
+        "WRITE-RESERVED",
+        "MUST",
+        "A writer MUST refuse a tensor named `__metadata__`.",
     ),
     _w(
         "WRITE-VALID",
-        "A writer MUST NOT emit a file that the strict reader would not accept "
-        "as valid.",
+        "MUST",
+        "A writer MUST NOT emit a file that breaks a reader rule (§2-§8), MAY "
+        "rules included: its output is valid.",
+    ),
+    _w(
+        "WRITE-CANONICAL",
+        "SHOULD",
+        "A writer SHOULD emit the canonical form (a canonical writer MUST): `{` "
+        "first, compact JSON, `__metadata__` first with sorted keys, tensors by "
+        "descending dtype declaration order then name, 0x20 padding to a "
+        "multiple of 8.",
     ),
     _w(
         "WRITE-ATOMIC",
-        "A file writer MUST NOT leave a partial file in place of the destination "
-        "when it fails.",
+        "SHOULD",
+        "An API that writes a file to a path SHOULD replace the destination "
+        "atomically, leaving it untouched when the write fails.",
     ),
 )
 

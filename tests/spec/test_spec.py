@@ -12,6 +12,7 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 import stspec
+from stspec import _schema
 from stspec._dtypes import DTYPES
 from stspec._rules import RULES, RULES_BY_ID, SHARD_CHECKS, SHARD_CHECKS_BY_ID, U64_MAX
 
@@ -32,8 +33,19 @@ _DEFINITION = re.compile(rf"^\*\*({_ID})\*\* \((\w+), (\w+)\) (.+)$")
 _SECTION = re.compile(r"^## (\d+|Appendix [A-Z])\b")
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 _INDEX_ROW = re.compile(
-    rf"^\| `({_ID})` \| (\w+) \| (\w+) \| (\w+) \| §(\d+) \|$", re.MULTILINE
+    rf"^\| \[`({_ID})`\]\(#([a-z0-9-]+)\) \| (\w+) \| (\w+) \| (\w+) \| §(\d+) "
+    r"\| (\d+) \|$",
+    re.MULTILINE,
 )
+_ANCHOR = re.compile(r'^<a id="([a-z0-9-]+)"></a>$', re.MULTILINE)
+_LINK = re.compile(r"\]\(#([^)]+)\)")
+_HEADING_LINE = re.compile(r"^#{1,6} (.+)$", re.MULTILINE)
+# A requirement: the word followed by a verb, not used as a noun ("a MUST rule").
+_REQUIREMENT = re.compile(
+    r"(?<![Aa] )(?<!the )(?<!to )(?<!from )(?<!one )"
+    r"\b(MUST|SHOULD|MAY)\b(?! rules?\b)(?= (NOT )?[a-z])"
+)
+_REFERENCE_LABEL = re.compile(r"\[(README|README-0\.4\.5|README-zh|FORMAT-NOTES)\]")
 _DTYPE_ROW = re.compile(r"^\| `(\w+)` \| (\d+) \| ([\d.]+) \|", re.MULTILINE)
 _HEX_LINE = re.compile(r"^[0-9a-f]{8}  ((?:[0-9a-f]{2} ?)+?)\s*\|", re.MULTILINE)
 
@@ -77,6 +89,8 @@ def definitions() -> list[tuple[str, str, str, str, str, list[str]]]:
             rule_id, level, scope, statement = match.groups()
             current = (rule_id, level, scope, statement, section, [])
             found.append(current)
+        elif line.startswith("<a id="):
+            flush()
         elif current is not None and not line.startswith("#"):
             if line.strip():
                 paragraph.append(line.strip())
@@ -148,31 +162,74 @@ def test_each_definition_states_the_registry_statement() -> None:
 
 def test_statements_use_the_keyword_of_their_level() -> None:
     for rule in RULES:
-        if rule.level == "MUST":
-            assert "MUST" in rule.statement, rule.id
-        else:
-            assert "MAY" in rule.statement, rule.id
+        assert rule.level in rule.statement, rule.id
+        if rule.level == "MAY":
             assert "MUST" not in rule.statement, rule.id
 
 
-def test_each_definition_has_a_rationale_then_a_source() -> None:
+def test_only_reader_rules_are_may_and_only_they_decide_verdicts() -> None:
+    for rule in RULES:
+        if rule.scope == "reader":
+            assert rule.level in {"MUST", "MAY"}, rule.id
+        else:
+            assert rule.level in {"MUST", "SHOULD"}, rule.id
+
+
+def test_each_definition_has_a_rationale_a_source_and_its_corpus_cases() -> None:
     for rule_id, *_, body in rule_definitions():
         starts = [paragraph.split(":", 1)[0] for paragraph in body]
-        assert starts[:1] == ["Rationale"], rule_id
-        assert starts.count("Source") == 1, rule_id
-        assert starts[-1] == "Source", rule_id
+        assert starts == ["Rationale", "Source", "Corpus cases"], rule_id
 
 
-def test_sources_cite_a_seed_file_or_a_decision_that_exists() -> None:
+def sources() -> dict[str, str]:
+    return {entry[0]: entry[5][1] for entry in rule_definitions()}
+
+
+def test_sources_cite_a_named_reference_or_a_decision_that_exists() -> None:
     decisions = set(re.findall(r"^\*\*(D\d+) ", spec_text(), re.MULTILINE))
     assert decisions
-    for rule_id, *_, body in rule_definitions():
-        source = body[-1]
-        seeds = set(re.findall(r"safetensors-[\w.-]+?\.(?:txt|md)\b", source))
-        cited = set(re.findall(r"\bdecision (D\d+)\b", source))
-        assert seeds or cited, rule_id
-        assert seeds <= SEEDS, (rule_id, seeds - SEEDS)
+    references = spec_text().split("### 1.7 References", 1)[1].split("\n## ", 1)[0]
+    defined = set(re.findall(r"^\* \*\*\[([\w.-]+)\]\*\*", references, re.MULTILINE))
+    assert defined == {"README", "README-0.4.5", "README-zh", "FORMAT-NOTES"}
+    for rule_id, source in sources().items():
+        labels = set(_REFERENCE_LABEL.findall(source))
+        cited = set(re.findall(r"\bdecisions? (D\d+)\b", source))
+        cited |= set(re.findall(r"\band (D\d+)\b", source))
+        assert labels or cited, rule_id
+        assert labels <= defined, (rule_id, labels - defined)
         assert cited <= decisions, (rule_id, cited - decisions)
+
+
+def test_sources_name_the_section_of_each_reference_they_quote() -> None:
+    for rule_id, source in sources().items():
+        for label in _REFERENCE_LABEL.finditer(source):
+            assert source[label.end() :].startswith(' "'), (rule_id, source)
+
+
+def test_no_source_cites_a_file_that_is_not_in_the_repository() -> None:
+    root = SPEC_DIR.parent
+    for rule_id, source in sources().items():
+        for seed in SEEDS:
+            assert seed not in source, rule_id
+        for path in re.findall(r"`([\w./-]+\.(?:py|md|json|txt|rs))`", source):
+            assert (root / path).is_file(), (rule_id, path)
+
+
+def test_rule_ids_are_never_reused_across_versions() -> None:
+    # Renamed or removed ids stay retired (SPEC §14.2); draft 1 had none removed.
+    draft_1 = {
+        "FILE-PREFIX", "HEADER-LIMIT", "HEADER-BOUNDS", "HEADER-UTF8", "HEADER-OBJECT",
+        "HEADER-LEADING-WS", "HEADER-PADDING", "HEADER-TRAILING", "JSON-SYNTAX",
+        "JSON-DEPTH", "JSON-SURROGATE", "KEY-UNIQUE", "NUM-INTEGER", "NUM-RANGE",
+        "ENTRY-OBJECT", "ENTRY-FIELDS", "ENTRY-UNKNOWN", "DTYPE-NAME", "SHAPE-ARRAY",
+        "OFFSETS-PAIR", "META-OBJECT", "META-NULL", "META-STRING", "SIZE-OVERFLOW",
+        "SIZE-BITS", "SIZE-MATCH", "OFFSETS-ORDER", "LAYOUT-BOUNDS", "LAYOUT-HOLE",
+        "LAYOUT-OVERLAP", "LAYOUT-TRAILING", "WRITE-RESERVED", "WRITE-CANONICAL",
+        "WRITE-VALID", "WRITE-ATOMIC",
+    }  # fmt: skip
+    assert draft_1 <= set(RULES_BY_ID)
+    assert RULES_BY_ID["WRITE-CANONICAL"].level == "SHOULD"
+    assert RULES_BY_ID["WRITE-ATOMIC"].level == "SHOULD"
 
 
 def test_every_backticked_rule_id_exists_in_the_registry() -> None:
@@ -183,24 +240,190 @@ def test_every_backticked_rule_id_exists_in_the_registry() -> None:
     assert "LAYOUT-HOLE" in tokens
     for token in tokens:
         if token.endswith("-*"):
-            assert any(rule_id.startswith(token[:-1]) for rule_id in RULES_BY_ID), token
+            ids = [*RULES_BY_ID, *SHARD_CHECKS_BY_ID]
+            assert any(rule_id.startswith(token[:-1]) for rule_id in ids), token
         else:
             assert token in RULES_BY_ID or token in SHARD_CHECKS_BY_ID, token
 
 
 def test_rule_index_lists_every_rule_with_level_scope_family_and_section() -> None:
-    appendix = spec_text().split("## Appendix B", 1)[1]
+    appendix = spec_text().split("## Appendix B", 1)[1].split("\n## ", 1)[0]
     rows = {row[0]: row[1:] for row in _INDEX_ROW.findall(appendix)}
     assert list(rows) == [rule.id for rule in RULES]
     sections = {entry[0]: entry[4] for entry in rule_definitions()}
     for rule in RULES:
-        assert rows[rule.id] == (rule.level, rule.scope, rule.family, sections[rule.id])
+        link, level, scope, family, section, _ = rows[rule.id]
+        assert link == rule.id.lower(), rule.id
+        assert (level, scope, family, section) == (
+            rule.level,
+            rule.scope,
+            rule.family,
+            sections[rule.id],
+        ), rule.id
+
+
+def test_rule_index_counts_the_cases_of_the_committed_manifest() -> None:
+    appendix = spec_text().split("## Appendix B", 1)[1].split("\n## ", 1)[0]
+    counts = {row[0]: int(row[6]) for row in _INDEX_ROW.findall(appendix)}
+    for rule in RULES:
+        cited = [case for case, rules in manifest_rules().items() if rule.id in rules]
+        assert counts[rule.id] == len(cited), rule.id
+
+
+# --- navigation: anchors, links, contents, generated parts ------------------
+
+
+@cache
+def manifest_rules() -> dict[str, frozenset[str]]:
+    """Case id -> the rules it cites, from the committed corpus/manifest.json."""
+    path = SPEC_DIR.parent / "corpus" / "manifest.json"
+    cases = json.loads(path.read_text("utf-8"))["cases"]
+    return {str(case["id"]): frozenset(case["rules"]) for case in cases}
+
+
+def test_each_rule_has_its_anchor_on_the_line_before_its_definition() -> None:
+    lines = spec_text().splitlines()
+    for rule in RULES:
+        (index,) = [
+            i for i, line in enumerate(lines) if line.startswith(f"**{rule.id}** (")
+        ]
+        assert lines[index - 1] == f'<a id="{rule.id.lower()}"></a>', rule.id
+
+
+def test_anchors_are_unique_and_every_in_page_link_resolves() -> None:
+    from stspec_corpus._speclinks import slug  # noqa: PLC0415
+
+    anchors = _ANCHOR.findall(spec_text())
+    assert len(anchors) == len(set(anchors)) == len(RULES) + len(SHARD_CHECKS)
+    targets = set(anchors) | {slug(h) for h in _HEADING_LINE.findall(spec_text())}
+    links = _LINK.findall(spec_text())
+    assert "layout-hole" in links
+    assert "appendix-a-deviations-of-hf-safetensors-080-and-045" in links
+    assert set(links) <= targets, set(links) - targets
+
+
+def test_contents_list_every_section_heading() -> None:
+    contents = spec_text().split("<!-- contents:start -->", 1)[1].split("<!--", 1)[0]
+    body = spec_text().split("<!-- contents:end -->", 1)[1]
+    headings = re.findall(r"^#{2,3} (.+)$", body, re.MULTILINE)
+    assert re.findall(r"\[(.+)\]\(#", contents) == headings
+
+
+def test_generated_parts_are_up_to_date() -> None:
+    from stspec_corpus._registry import all_cases  # noqa: PLC0415
+    from stspec_corpus._speclinks import render  # noqa: PLC0415
+
+    assert render(spec_text(), all_cases()) == spec_text(), (
+        "run: python -m stspec_corpus spec"
+    )
+
+
+def test_each_reader_rule_lists_exactly_the_manifest_cases_citing_it() -> None:
+    for rule_id, _, scope, _, _, body in rule_definitions():
+        if scope != "reader":
+            continue
+        listed = set(re.findall(r"`([yni]_[a-z0-9_]+)`", body[2]))
+        cited = {case for case, rules in manifest_rules().items() if rule_id in rules}
+        assert listed == cited, rule_id
+        assert listed, rule_id
+
+
+def test_read_tolerated_lists_every_tolerated_case() -> None:
+    body = definitions_by_id()["READ-TOLERATED"][5]
+    listed = set(re.findall(r"`(i_[a-z0-9_]+)`", body[2]))
+    assert listed == {case for case in manifest_rules() if case.startswith("i_")}
+
+
+def normative_sentences_outside_rules(text: str) -> list[str]:
+    """Sentences that use an RFC 2119 word as a requirement and name no rule id.
+
+    Skipped: the definition blocks themselves, §1.1 (which defines the words),
+    quotations ("..."), code spans without an id, and the words used as nouns
+    ("a MUST rule", "MAY rules", "a SHOULD for writers").  What is left is a
+    requirement that belongs to no rule.
+    """
+    text = text.split("### 1.2 ", 1)[1]
+    offenders = []
+    for block in re.split(r"\n\s*\n", text):
+        lines = block.strip().splitlines()
+        if any(_DEFINITION.match(line) for line in lines):
+            continue
+        flat = " ".join(block.split())
+        flat = re.sub(
+            r"`[^`]*`", lambda m: m.group(0) if "-" in m.group(0) else "x", flat
+        )
+        flat = re.sub(r'"[^"]*"', "x", flat)
+        offenders += [
+            sentence
+            for sentence in re.split(r"(?<=[.:;!?])\s+(?=[A-Z*`(|])", flat)
+            if _REQUIREMENT.search(sentence) and not re.search(rf"`{_ID}`", sentence)
+        ]
+    return offenders
+
+
+def test_every_normative_sentence_belongs_to_a_rule() -> None:
+    assert normative_sentences_outside_rules(spec_text()) == []
+
+
+def test_a_requirement_without_a_rule_id_would_be_found() -> None:
+    planted = "A reader MUST end every input in acceptance or rejection."
+    text = spec_text().replace("## 15 Security considerations\n", planted + "\n\n", 1)
+    assert normative_sentences_outside_rules(text) == [planted]
+    cited = planted[:-1] + " (`READ-OUTCOME`)."
+    text = spec_text().replace("## 15 Security considerations\n", cited + "\n\n", 1)
+    assert normative_sentences_outside_rules(text) == []
 
 
 def test_dtype_table_lists_every_dtype_with_bits_and_release() -> None:
     section = spec_text().split("## 6 Dtypes", 1)[1].split("\n## ", 1)[0]
     rows = _DTYPE_ROW.findall(section)
     assert rows == [(dt.name, str(dt.bits), dt.since) for dt in DTYPES]
+
+
+def test_the_13_original_dtypes_date_from_the_first_release() -> None:
+    originals = {dt.name for dt in DTYPES if dt.since == "0.0.1"}
+    assert originals == {
+        "BOOL", "U8", "I8", "I16", "U16", "I32", "U32", "I64", "U64",
+        "F16", "BF16", "F32", "F64",
+    }  # fmt: skip
+    assert "0.2.0" not in {dt.since for dt in DTYPES}
+
+
+def test_spec_version_is_the_packages_and_the_manifests() -> None:
+    assert spec_text().startswith("# The safetensors file format\n\nVersion 1.0.")
+    assert stspec.SPEC_VERSION == "1.0"
+    assert stspec.__version__.startswith(stspec.SPEC_VERSION + ".")
+    manifest = json.loads((SPEC_DIR.parent / "corpus" / "manifest.json").read_text())
+    assert manifest["spec"] == stspec.SPEC_VERSION
+
+
+def test_canonical_order_is_descending_declaration_order_then_name() -> None:
+    statement = RULES_BY_ID["WRITE-CANONICAL"].statement
+    assert "descending dtype declaration order then name" in statement
+    assert "alignment" not in statement
+    order = [("a", "I64"), ("b", "U64"), ("c", "F64"), ("d", "I32"), ("e", "F32")]
+    widths = {dt.name: dt.bits // 8 for dt in DTYPES}
+    tensors = {n: stspec.Tensor(d, (1,), bytes(widths[d])) for n, d in order}
+    data = stspec.serialize(tensors)
+    (length,) = struct.unpack_from("<Q", data)
+    header = json.loads(data[8 : 8 + length])
+    assert list(header) == ["b", "a", "c", "e", "d"]
+    assert "`b, a, c, e, d`" in spec_text()
+
+
+def test_hf_writes_the_canonical_tensor_order_too() -> None:
+    numpy = pytest.importorskip("numpy")
+    hf = pytest.importorskip("safetensors.numpy")
+    arrays = {
+        "a": numpy.zeros(1, numpy.int64),
+        "b": numpy.zeros(1, numpy.uint64),
+        "c": numpy.zeros(1, numpy.float64),
+        "d": numpy.zeros(1, numpy.int32),
+        "e": numpy.zeros(1, numpy.float32),
+    }
+    data = hf.save(arrays)
+    (length,) = struct.unpack_from("<Q", data)
+    assert list(json.loads(data[8 : 8 + length])) == ["b", "a", "c", "e", "d"]
 
 
 def test_spec_says_there_are_as_many_dtypes_as_the_table_holds() -> None:
@@ -277,7 +500,33 @@ def test_worked_example_header_is_schema_valid() -> None:
 def test_schema_is_a_valid_draft_2020_12_schema() -> None:
     jsonschema.Draft202012Validator.check_schema(schema())
     assert schema()["$schema"] == "https://json-schema.org/draft/2020-12/schema"
-    assert schema()["$id"] == "https://safetensors-spec.invalid/header.schema.json"
+    assert schema()["$id"] == stspec.HEADER_SCHEMA_ID
+    assert f"/{stspec.SPEC_VERSION}/" in stspec.HEADER_SCHEMA_ID
+    assert stspec.HEADER_SCHEMA_ID in spec_text()
+
+
+def test_the_package_resolves_the_schema_by_its_id() -> None:
+    assert stspec.header_schema() == schema()
+
+
+def test_an_installed_package_finds_the_schema_it_ships(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shipped = tmp_path / "spec"
+    shipped.mkdir()
+    (shipped / "header.schema.json").write_text(
+        SCHEMA_PATH.read_text("utf-8"), encoding="utf-8"
+    )
+    monkeypatch.setattr(_schema, "_PLACES", (shipped, tmp_path / "missing"))
+    assert stspec.header_schema()["$id"] == stspec.HEADER_SCHEMA_ID
+
+
+def test_an_installation_without_the_schema_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_schema, "_PLACES", (tmp_path,))
+    with pytest.raises(FileNotFoundError, match=r"header\.schema\.json"):
+        stspec.header_schema()
 
 
 def test_schema_description_says_schema_valid_is_not_valid() -> None:
@@ -374,3 +623,20 @@ def test_readme_has_the_specification_section() -> None:
     readme = (SPEC_DIR.parent / "README.md").read_text(encoding="utf-8")
     assert "## The specification" in readme
     assert "<!-- SECTION: spec -->" not in readme
+
+
+def test_the_spec_command_checks_and_rewrites_the_generated_parts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stspec_corpus._cli import main  # noqa: PLC0415
+
+    assert main(["spec", "--check", str(SPEC_PATH)]) == 0
+    stale = tmp_path / "SPEC.md"
+    stale.write_text(
+        spec_text().replace("](#layout-hole) | MUST", "](#layout-hole) | MAY"),
+        encoding="utf-8",
+    )
+    assert main(["spec", "--check", str(stale)]) == 1
+    assert "out of date" in capsys.readouterr().out
+    assert main(["spec", str(stale)]) == 0
+    assert stale.read_text(encoding="utf-8") == spec_text()

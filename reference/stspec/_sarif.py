@@ -28,6 +28,7 @@ SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
 # Rule family -> the SPEC.md section that defines its rules, and the heading's
 # anchor (tests/cli checks both against spec/SPEC.md).
 SECTIONS: Final = {
+    "processing": ("§1", "1-conventions"),
     "file": ("§2", "2-file-layout"),
     "text": ("§3", "3-header-text"),
     "json": ("§4", "4-json-subset"),
@@ -35,7 +36,7 @@ SECTIONS: Final = {
     "size": ("§7", "7-sizes"),
     "layout": ("§8", "8-data-layout"),
     "writer": ("§9", "9-writers"),
-    "shard": ("§13", "13-sharded-checkpoints-informative"),
+    "shard": ("§13", "13-ecosystem-conventions-informative"),
 }
 
 

@@ -79,19 +79,24 @@ class Summary:
 def summarize(opened: SafetensorsFile) -> Summary:
     """Summarise one valid file."""
     _, codes, offsets, _, _ = opened.tensors.columns
-    sizes = [0] * len(DTYPES)
-    for tensor, code in enumerate(codes):
-        sizes[code] += offsets[2 * tensor + 1] - offsets[2 * tensor]
-    # SIZE-MATCH holds in a valid file, so each dtype's bytes are exactly its
-    # element count times its bits: parameters follow without the shapes.
     # Empty tensors hold no bytes, but their dtype is still in the file.
     present = set(codes)
+    if len(present) == 1:
+        # The tensors of a valid file tile its buffer exactly (no hole, no
+        # overlap, no trailing byte): one dtype holds all of it.
+        sizes = dict.fromkeys(present, opened.file_length - opened.data_start)
+    else:
+        sizes = dict.fromkeys(present, 0)
+        for tensor, code in enumerate(codes):
+            sizes[code] += offsets[2 * tensor + 1] - offsets[2 * tensor]
+    # SIZE-MATCH holds in a valid file, so each dtype's bytes are exactly its
+    # element count times its bits: parameters follow without the shapes.
     dtype_bytes = {}
     parameters = 0
-    for code, dtype in enumerate(DTYPES):
-        if code in present:
-            dtype_bytes[dtype.name] = sizes[code]
-            parameters += sizes[code] * 8 // dtype.bits
+    for code in sorted(sizes):
+        dtype = DTYPES[code]
+        dtype_bytes[dtype.name] = sizes[code]
+        parameters += sizes[code] * 8 // dtype.bits
     return Summary(
         files=1,
         tensors=len(codes),

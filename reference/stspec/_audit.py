@@ -12,7 +12,14 @@ from typing import TYPE_CHECKING, Final
 from stspec._check import FileResult, Progress, Task, check_files
 from stspec._inputs import Target, gather
 from stspec._sarif import sarif_log
-from stspec._shards import Finding, Holdings, Index, check_model, parse_index
+from stspec._shards import (
+    SHARD_CHECKS_BY_ID,
+    Finding,
+    Holdings,
+    Index,
+    check_model,
+    parse_index,
+)
 from stspec._summary import Summary, combine
 from stspec._terminal import complain, count, out, out_json, violation_line
 from stspec._version import SPEC_VERSION, __version__
@@ -54,9 +61,19 @@ class _Model:
     invalid_shards: list[str] = field(default_factory=list)
     summary: Summary | None = None
 
+    def count(self, severity: str) -> int:
+        """How many findings of ``severity`` there were, listed or not."""
+        listed = sum(finding.severity == severity for finding in self.findings)
+        return listed + sum(
+            more
+            for rule, more in self.omitted.items()
+            if SHARD_CHECKS_BY_ID[rule].severity == severity
+        )
+
     @property
     def valid(self) -> bool:
-        return not self.findings and not self.omitted and not self.invalid_shards
+        """No error finding and no invalid shard (warnings do not count)."""
+        return not self.count("error") and not self.invalid_shards
 
 
 def audit(paths: list[str], options: Options) -> int:
@@ -122,7 +139,7 @@ def _open_model(target: Target) -> _Model:
     model = _Model(target, index, findings)
     if index is not None:
         folder = os.path.dirname(target.path)  # noqa: PTH120 - a plain path string
-        for shard in index.shards:
+        for shard in index.openable:
             path = os.path.join(folder, shard)  # noqa: PTH118 - a plain path string
             if os.path.isfile(path):  # noqa: PTH113 - a plain path string
                 model.shard_paths[shard] = path
@@ -228,22 +245,27 @@ def _print_model(model: _Model, options: Options) -> None:
         f"{shards}, {count(summary.tensors, 'tensor')}, "
         f"{summary.parameters:,} parameters"
     )
-    if model.valid:
-        if not options.quiet:
-            out(f"{shown}: model valid ({totals})")
+    errors, warnings = model.count("error"), model.count("warning")
+    if model.valid and not warnings:
+        line = None if options.quiet else f"{shown}: model valid ({totals})"
+    elif model.valid:
+        line = f"{shown}: model valid ({totals}; {count(warnings, 'warning')})"
     else:
         reasons = []
-        problems = len(model.findings) + sum(model.omitted.values())
-        if problems:
-            reasons.append(count(problems, "finding"))
+        if errors or warnings:
+            found = [count(errors, "error")] if errors else []
+            found += [count(warnings, "warning")] if warnings else []
+            reasons.append(", ".join(found))
         if model.invalid_shards:
             names = ", ".join(model.invalid_shards)
             reasons.append(
                 f"{count(len(model.invalid_shards), 'invalid shard')}: {names}"
             )
-        out(f"{shown}: model invalid ({'; '.join(reasons)})")
-    if options.summary and not (options.quiet and model.valid):
-        out(*summary.lines())
+        line = f"{shown}: model invalid ({'; '.join(reasons)})"
+    if line is not None:
+        out(line)
+        if options.summary:
+            out(*summary.lines())
 
 
 def _complain(file: str, reason: str) -> None:
@@ -295,6 +317,8 @@ def _model_report(model: _Model) -> dict[str, object]:
     return {
         "index": model.target.shown,
         "valid": model.valid,
+        "errors": model.count("error"),
+        "warnings": model.count("warning"),
         "shards": [] if model.index is None else model.index.shards,
         "invalid_shards": model.invalid_shards,
         "findings": [finding.as_dict() for finding in model.findings],

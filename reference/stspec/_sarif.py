@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Final
 
 from stspec._errors import json_path
 from stspec._rules import RULES
-from stspec._shards import SHARD_RULES
+from stspec._shards import SHARD_CHECKS
 from stspec._version import SPEC_VERSION, __version__
 
 if TYPE_CHECKING:
@@ -25,18 +25,17 @@ if TYPE_CHECKING:
 __all__ = ["SCHEMA_URI", "sarif_log"]
 
 SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
-# Rule family -> the SPEC.md section that defines its rules, and the heading's
-# anchor (tests/cli checks both against spec/SPEC.md).
+# Rule family -> the SPEC.md section that defines its rules (Appendix B).
 SECTIONS: Final = {
-    "processing": ("§1", "1-conventions"),
-    "file": ("§2", "2-file-layout"),
-    "text": ("§3", "3-header-text"),
-    "json": ("§4", "4-json-subset"),
-    "structure": ("§5", "5-header-structure"),
-    "size": ("§7", "7-sizes"),
-    "layout": ("§8", "8-data-layout"),
-    "writer": ("§9", "9-writers"),
-    "shard": ("§13", "13-ecosystem-conventions-informative"),
+    "processing": "§1.3",
+    "file": "§2",
+    "text": "§3",
+    "json": "§4",
+    "structure": "§5",
+    "size": "§7",
+    "layout": "§8",
+    "writer": "§9",
+    "shard": "§13.2",
 }
 
 
@@ -48,8 +47,14 @@ def _rules() -> list[dict[str, object]]:
         where = SECTIONS[rule.family]
         table.append(_rule(rule.id, rule.statement, where, level, properties))
     table += [
-        _rule(rule.id, rule.statement, SECTIONS["shard"], "error", {"scope": "model"})
-        for rule in SHARD_RULES.values()
+        _rule(
+            check.id,
+            check.statement,
+            SECTIONS["shard"],
+            check.severity,
+            {"severity": check.severity, "scope": "shard set"},
+        )
+        for check in SHARD_CHECKS
     ]
     return table
 
@@ -57,12 +62,12 @@ def _rules() -> list[dict[str, object]]:
 def _rule(
     rule_id: str,
     statement: str,
-    section_anchor: tuple[str, str],
+    section: str,
     level: str,
     properties: dict[str, object],
 ) -> dict[str, object]:
-    section, anchor = section_anchor
-    where = f"spec/SPEC.md#{anchor}"
+    # SPEC.md gives every rule an anchor of its own: its id in lower case.
+    where = f"spec/SPEC.md#{rule_id.lower()}"
     return {
         "id": rule_id,
         "shortDescription": {"text": statement},
@@ -97,7 +102,7 @@ def sarif_log(
     rules = _rules()
     position = {str(rule["id"]): index for index, rule in enumerate(rules)}
     levels = {rule.id: "error" if rule.level == "MUST" else "warning" for rule in RULES}
-    levels |= dict.fromkeys(SHARD_RULES, "error")
+    levels |= {check.id: check.severity for check in SHARD_CHECKS}
     entries: list[dict[str, object]] = []
     unreadable = list(trouble)
     for result in results:

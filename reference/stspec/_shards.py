@@ -24,10 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "INDEX_SUFFIX",
-    "SHARD_RULES",
+    "SHARD_CHECKS",
+    "SHARD_CHECKS_BY_ID",
     "Finding",
     "Holdings",
     "Index",
+    "SetCheck",
     "check_model",
     "parse_index",
 ]
@@ -38,46 +40,63 @@ INDEX_SUFFIX: Final = ".safetensors.index.json"
 CAP: Final = 100
 
 
-class ShardRule(NamedTuple):
-    """A check on a sharded checkpoint, as SPEC.md's informative section states it."""
+class SetCheck(NamedTuple):
+    """A check on a sharded checkpoint, as SPEC.md §13.2 states it.
+
+    ``error``: loaders may fail or load different models; ``warning``: the
+    index holds wrong information that no loader reads tensors by.
+    """
 
     id: str
+    severity: str
     statement: str
 
 
-SHARD_RULES: Final[dict[str, ShardRule]] = {
-    rule.id: rule
-    for rule in (
-        ShardRule(
-            "SHARD-INDEX-JSON",
-            "The index is a UTF-8 JSON object without duplicate names whose "
-            "`weight_map` maps each tensor name to a shard file name in the "
-            "index's folder; `metadata`, if present, is an object.",
-        ),
-        ShardRule(
-            "SHARD-MISSING",
-            "Every shard the `weight_map` names exists next to the index.",
-        ),
-        ShardRule(
-            "SHARD-WEIGHT-LOCATION",
-            "Every tensor in the `weight_map` is held by exactly the shard it names.",
-        ),
-        ShardRule(
-            "SHARD-DUPLICATE",
-            "No tensor name is held by two shards of the model.",
-        ),
-        ShardRule(
-            "SHARD-UNLISTED",
-            "No shard holds a tensor that the `weight_map` does not list.",
-        ),
-        ShardRule(
-            "SHARD-TOTAL-SIZE",
-            "`metadata.total_size`, where present, is an integer equal to the "
-            "sum of end - begin over every tensor of every shard the index "
-            "names.",
-        ),
-    )
-}
+# The same ids, severities and statements as SPEC.md §13.2.
+SHARD_CHECKS: Final[tuple[SetCheck, ...]] = (
+    SetCheck(
+        "SHARD-INDEX-JSON",
+        "error",
+        "The index is UTF-8 RFC 8259 JSON without duplicate member names: an "
+        "object whose `weight_map` is an object of strings and whose "
+        "`metadata`, if present, is an object.",
+    ),
+    SetCheck(
+        "SHARD-FILENAME",
+        "error",
+        "Every `weight_map` value is a plain file name: not empty, not `.` or "
+        "`..`, without `/`, `\\` or NUL.",
+    ),
+    SetCheck(
+        "SHARD-MISSING",
+        "error",
+        "Every file that `weight_map` names exists in the index's directory and "
+        "is a regular file.",
+    ),
+    SetCheck(
+        "SHARD-WEIGHT-LOCATION",
+        "error",
+        "Every tensor name in `weight_map` is a tensor of the shard that "
+        "`weight_map` names for it.",
+    ),
+    SetCheck(
+        "SHARD-DUPLICATE",
+        "error",
+        "No tensor name is a tensor of two shards of the set.",
+    ),
+    SetCheck(
+        "SHARD-UNLISTED",
+        "error",
+        "Every tensor of every shard has its name in `weight_map`.",
+    ),
+    SetCheck(
+        "SHARD-TOTAL-SIZE",
+        "warning",
+        "`metadata.total_size`, if present, is a non-negative integer equal to "
+        "the sum of end - begin over all tensors of all shards.",
+    ),
+)
+SHARD_CHECKS_BY_ID: Final[dict[str, SetCheck]] = {c.id: c for c in SHARD_CHECKS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +114,16 @@ class Finding:
     name: str | None
     msg: str
 
+    @property
+    def severity(self) -> str:
+        """``error`` or ``warning``, from the check's definition."""
+        return SHARD_CHECKS_BY_ID[self.rule].severity
+
     def as_dict(self) -> dict[str, object]:
         """Return the finding as plain JSON-ready data."""
         return {
             "rule": self.rule,
+            "severity": self.severity,
             "file": self.file,
             "offset": self.offset,
             "name": self.name,
@@ -117,6 +142,11 @@ class Index:
     def shards(self) -> list[str]:
         """The shard file names, sorted, each once."""
         return sorted(set(self.weight_map.values()))
+
+    @property
+    def openable(self) -> list[str]:
+        """The shard names that are plain file names (SHARD-FILENAME)."""
+        return [shard for shard in self.shards if _plain_file_name(shard)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,9 +208,13 @@ def parse_index(raw: bytes, file: str) -> tuple[Index | None, list[Finding]]:
         problems.append(bad(f"weight_map is {kind}, expected an object"))
         weight_map = {}
     problems += [
-        bad(why, name=name)
+        bad(
+            f"weight_map gives tensor {name!r} the value {shard!r}, expected a "
+            "shard's file name",
+            name=name,
+        )
         for name, shard in weight_map.items()
-        if (why := _bad_shard_name(shard))
+        if not isinstance(shard, str)
     ]
     if metadata is not None and not isinstance(metadata, dict):
         problems.append(bad(f"metadata is {_kind(metadata)}, expected an object"))
@@ -213,14 +247,10 @@ def _kind(value: object) -> str:
     return names.get(type(value), "a number")
 
 
-def _bad_shard_name(shard: object) -> str:
-    """Say why a weight_map value cannot name a shard by the index ('' if it can)."""
-    if not isinstance(shard, str):
-        return f"weight_map value {shard!r} is not a file name"
-    parts = shard.replace("\\", "/").split("/")
-    if not shard or posixpath.isabs(shard) or ".." in parts or ":" in parts[0]:
-        return f"weight_map names shard {shard!r}, which is outside the index's folder"
-    return ""
+def _plain_file_name(shard: str) -> bool:
+    # Loaders join the value to the index's folder: anything but a plain
+    # name could reach a file outside the model.
+    return shard not in {"", ".", ".."} and not any(c in shard for c in "/\\\0")
 
 
 def check_model(
@@ -236,6 +266,7 @@ def check_model(
     findings (at most CAP per rule) and how many more there were per rule.
     """
     found = _Collector()
+    _check_file_names(found, index_file, index)
     _check_missing(found, index_file, index, shards)
     valid = {name: held for name, held in shards.items() if held is not None}
     folder = posixpath.dirname(index_file)
@@ -248,6 +279,19 @@ def check_model(
     return found.findings, found.omitted
 
 
+def _check_file_names(found: _Collector, index_file: str, index: Index) -> None:
+    for shard in index.shards:
+        if not _plain_file_name(shard):
+            found.add(
+                "SHARD-FILENAME",
+                index_file,
+                None,
+                shard,
+                f"the weight_map names shard {shard!r}, expected a plain file "
+                "name in the index's folder",
+            )
+
+
 def _check_missing(
     found: _Collector, index_file: str, index: Index, shards: Mapping[str, object]
 ) -> None:
@@ -256,7 +300,7 @@ def _check_missing(
     for shard in index.weight_map.values():
         weights[shard] = weights.get(shard, 0) + 1
     for shard in index.shards:
-        if shard not in shards:
+        if shard not in shards and _plain_file_name(shard):
             found.add(
                 "SHARD-MISSING",
                 index_file,

@@ -120,7 +120,12 @@ def test_an_invalid_model_still_shows_its_summary(
 ) -> None:
     folder = write_model(tmp_path / "m", total_size=1)
     _, out, _ = run(capsys, "check", "-q", "-s", str(folder))
+    assert out.splitlines()[-5].endswith("; 1 warning)")
     assert out.splitlines()[-4] == "  tensors     3 holding 11 parameters"
+    (folder / min(SHARDS)).unlink()
+    _, out, _ = run(capsys, "check", "-q", "-s", str(folder))
+    assert out.splitlines()[-5].endswith(": model invalid (1 error)")
+    assert out.splitlines()[-4] == "  tensors     1 holding 3 parameters"
 
 
 def test_the_json_document_names_the_tool_and_spec_versions(

@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Final
 
 from stspec._check import FileResult, Progress, Task, check_files
 from stspec._inputs import Target, gather
+from stspec._rules import SHARD_CHECKS_BY_ID
 from stspec._sarif import sarif_log
 from stspec._shards import (
-    SHARD_CHECKS_BY_ID,
     Finding,
     Holdings,
     Index,

@@ -12,8 +12,7 @@ import urllib.parse
 from typing import TYPE_CHECKING, Final
 
 from stspec._errors import json_path
-from stspec._rules import RULES
-from stspec._shards import SHARD_CHECKS
+from stspec._rules import RULES, SHARD_CHECKS
 from stspec._version import SPEC_VERSION, __version__
 
 if TYPE_CHECKING:

@@ -8,8 +8,8 @@ Hugging Face writes a model too large for one file as shards
      "weight_map": {"lm_head.weight": "model-00003-of-00003.safetensors", ...}}
 
 These checks are on a set of files, not on one file, so they are not rules
-of the format; SPEC.md's informative section on sharded checkpoints names
-them.  Each finding carries a stable id, the file it is about and the name.
+of the format: SPEC.md §13.2 defines them (``stspec._rules.SHARD_CHECKS``).
+Each finding carries the check's id, the file it is about and the name.
 """
 
 from __future__ import annotations
@@ -17,19 +17,18 @@ from __future__ import annotations
 import json
 import posixpath
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final, NamedTuple
+from typing import TYPE_CHECKING, Final
+
+from stspec._rules import SHARD_CHECKS_BY_ID
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
 __all__ = [
     "INDEX_SUFFIX",
-    "SHARD_CHECKS",
-    "SHARD_CHECKS_BY_ID",
     "Finding",
     "Holdings",
     "Index",
-    "SetCheck",
     "check_model",
     "parse_index",
 ]
@@ -38,65 +37,6 @@ INDEX_SUFFIX: Final = ".safetensors.index.json"
 # Findings kept per rule; the rest are counted (a hostile index may name a
 # million weights, each of them wrong).
 CAP: Final = 100
-
-
-class SetCheck(NamedTuple):
-    """A check on a sharded checkpoint, as SPEC.md §13.2 states it.
-
-    ``error``: loaders may fail or load different models; ``warning``: the
-    index holds wrong information that no loader reads tensors by.
-    """
-
-    id: str
-    severity: str
-    statement: str
-
-
-# The same ids, severities and statements as SPEC.md §13.2.
-SHARD_CHECKS: Final[tuple[SetCheck, ...]] = (
-    SetCheck(
-        "SHARD-INDEX-JSON",
-        "error",
-        "The index is UTF-8 RFC 8259 JSON without duplicate member names: an "
-        "object whose `weight_map` is an object of strings and whose "
-        "`metadata`, if present, is an object.",
-    ),
-    SetCheck(
-        "SHARD-FILENAME",
-        "error",
-        "Every `weight_map` value is a plain file name: not empty, not `.` or "
-        "`..`, without `/`, `\\` or NUL.",
-    ),
-    SetCheck(
-        "SHARD-MISSING",
-        "error",
-        "Every file that `weight_map` names exists in the index's directory and "
-        "is a regular file.",
-    ),
-    SetCheck(
-        "SHARD-WEIGHT-LOCATION",
-        "error",
-        "Every tensor name in `weight_map` is a tensor of the shard that "
-        "`weight_map` names for it.",
-    ),
-    SetCheck(
-        "SHARD-DUPLICATE",
-        "error",
-        "No tensor name is a tensor of two shards of the set.",
-    ),
-    SetCheck(
-        "SHARD-UNLISTED",
-        "error",
-        "Every tensor of every shard has its name in `weight_map`.",
-    ),
-    SetCheck(
-        "SHARD-TOTAL-SIZE",
-        "warning",
-        "`metadata.total_size`, if present, is a non-negative integer equal to "
-        "the sum of end - begin over all tensors of all shards.",
-    ),
-)
-SHARD_CHECKS_BY_ID: Final[dict[str, SetCheck]] = {c.id: c for c in SHARD_CHECKS}
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,8 +13,8 @@ import pytest
 
 import stspec
 from stspec import RULES
+from stspec._rules import SHARD_CHECKS
 from stspec._sarif import SECTIONS
-from stspec._shards import SHARD_CHECKS
 from stspec._version import __version__
 
 from .models import INDEX, SHARDS, run, write_model

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec._shards import CAP, SHARD_CHECKS, SHARD_CHECKS_BY_ID
+from stspec._rules import SHARD_CHECKS, SHARD_CHECKS_BY_ID
+from stspec._shards import CAP
 
 from .models import INDEX, SHARDS, run, weight_map, write_model
 

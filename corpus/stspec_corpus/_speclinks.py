@@ -71,6 +71,8 @@ def _contents(text: str) -> str:
 
 
 _WITHOUT_CASES: Final = {
+    "READ-VERDICT": "all of them: every `y_` case is to be accepted with its "
+    "stated content and every `n_` case rejected (Appendix B counts them per rule)",
     "READ-OUTCOME": "none of its own: every case exercises it, and the suite records "
     "a crash, a hang or a resource failure as an outcome of its own, never as a "
     "verdict",

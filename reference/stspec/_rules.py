@@ -241,6 +241,12 @@ RULES: Final[tuple[Rule, ...]] = (
     ),
     # What a reader does with any input (no file breaks these).
     _p(
+        "READ-VERDICT",
+        "MUST",
+        "A reader MUST accept every valid file and reject every invalid one; a "
+        "valid file it cannot use it reports as unsupported (READ-UNSUPPORTED).",
+    ),
+    _p(
         "READ-OUTCOME",
         "MUST",
         "A reader MUST end every input in acceptance or rejection: never a "

@@ -226,6 +226,12 @@ def _print_file(result: FileResult, options: Options) -> None:
         )
         return
     out(*(violation_line(result.shown, error) for error in result.errors))
+    out(
+        *(
+            f"{result.shown}: {rule}: {more} more not shown"
+            for rule, more in result.omitted.items()
+        )
+    )
 
 
 def _print_model(model: _Model, options: Options) -> None:
@@ -302,6 +308,7 @@ def _file_report(result: FileResult) -> dict[str, object]:
         "valid": result.verdict == "valid",
         "verdict": result.verdict,
         "violations": [error.as_dict() for error in result.errors],
+        "omitted": result.omitted,
     }
     if result.looks_like is not None:
         report["looks_like"] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TextIO
 
 from stspec._errors import SafetensorsError
@@ -64,6 +64,8 @@ class FileResult:
     summary: Summary | None = None
     holdings: Holdings | None = None
     reason: str | None = None
+    # Violations found beyond the reader's cap per rule, not listed: rule -> count.
+    omitted: dict[str, int] = field(default_factory=dict)
 
 
 def check_file(task: Task) -> FileResult:
@@ -80,8 +82,13 @@ def _check(task: Task) -> FileResult:
     try:
         opened = read(task.path, mapped=False)
     except SafetensorsError as exc:
+        omitted: dict[str, int] = {}
         if task.every:
-            errors = tuple(validate(task.path, mapped=False))
+            found = validate(task.path, mapped=False)
+            errors = tuple(found)
+            # validate() lists at most so many violations per rule and
+            # counts the rest (a list without the count lists them all).
+            omitted = dict(getattr(found, "omitted", {}))
             verdict = verdict_of({error.rule for error in errors})
         else:
             errors, verdict = (exc,), "rejected"
@@ -89,7 +96,7 @@ def _check(task: Task) -> FileResult:
         if errors[0].rule in _PREFIX_RULES:
             with open(task.path, "rb") as file:  # noqa: PTH123 - a plain path string
                 looks_like = sniff(file.read(SNIFF_SIZE))
-        return FileResult(task.shown, verdict, errors, looks_like)
+        return FileResult(task.shown, verdict, errors, looks_like, omitted=omitted)
     with opened:
         holdings = None
         if task.holdings:

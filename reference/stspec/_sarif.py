@@ -104,9 +104,12 @@ def sarif_log(
     levels |= {check.id: check.severity for check in SHARD_CHECKS}
     entries: list[dict[str, object]] = []
     unreadable = list(trouble)
+    omitted: dict[str, dict[str, int]] = {}
     for result in results:
         if result.reason is not None:
             unreadable.append((result.shown, result.reason))
+        if result.omitted:
+            omitted[result.shown] = result.omitted
         for error in result.errors:
             message = error.msg
             if result.looks_like is not None:
@@ -161,6 +164,8 @@ def sarif_log(
                     }
                 ],
                 "results": entries,
+                # Violations beyond the reader's cap per rule: file -> rule -> count.
+                "properties": {"omittedResults": omitted},
             }
         ],
     }

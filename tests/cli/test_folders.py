@@ -226,3 +226,27 @@ def test_first_violation_only_is_rejected_without_a_verdict(tmp_path: Path) -> N
     result = check_file(Task(str(path), "bad", every=False, holdings=False))
     assert result.verdict == "rejected"
     assert [error.rule for error in result.errors] == ["LAYOUT-TRAILING"]
+
+
+class _Capped(list[stspec.SafetensorsError]):
+    omitted = {"DTYPE-NAME": 41}  # noqa: RUF012 - a stand-in for Violations
+
+
+def test_violations_beyond_the_readers_cap_are_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(GOOD + b"!")
+    (error,) = stspec.validate(path)
+    monkeypatch.setattr(_check, "validate", lambda *_, **__: _Capped([error]))
+    status, out, _ = run(capsys, "check", "--all", str(path))
+    assert status == 1
+    assert out.splitlines()[-1] == f"{path}: DTYPE-NAME: 41 more not shown"
+    _, out, _ = run(
+        capsys, "check", "--json", "--sarif", str(tmp_path / "s"), str(path)
+    )
+    assert json.loads(out)["files"][0]["omitted"] == {"DTYPE-NAME": 41}
+    log = json.loads((tmp_path / "s").read_text(encoding="utf-8"))
+    assert log["runs"][0]["properties"] == {
+        "omittedResults": {str(path): {"DTYPE-NAME": 41}}
+    }

@@ -32,9 +32,11 @@ def _pairs(text: bytes) -> Any:  # noqa: ANN401 - JSON
 
 
 def _around(data: bytes, at: int) -> str:
+    """The text around ``at`` as written (escapes shown once, controls escaped)."""
     start = max(0, at - CONTEXT)
-    piece = data[start : at + CONTEXT]
-    return ("..." if start else "") + repr(piece)[1:] + "..."
+    text = data[start : at + CONTEXT].decode("utf-8", "replace")
+    shown = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return ("..." if start else "") + f"`{shown}`..."
 
 
 def _first_difference(one: bytes, two: bytes) -> int:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from stspec_conformance import _outcomes
 from stspec_conformance._compare import content_problems
 from stspec_conformance._model import Content, Outcome
+from stspec_conformance._results import EXPECTS_PROPERTY
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from stspec_conformance._files import RawTensor
     from stspec_conformance.adapters import Adapter
 
-__all__ = ["check_loads", "put", "show", "verdict_of"]
+__all__ = ["check_loads", "expect", "put", "show", "verdict_of"]
 
 SHOWN_BYTES = 240
 
@@ -35,6 +36,12 @@ def show(data: bytes) -> str:
     head = data[:SHOWN_BYTES]
     more = "..." if len(data) > SHOWN_BYTES else ""
     return f"{len(data)} bytes, starting {head!r}{more}"
+
+
+def expect(node: pytest.Item | None, answer: str) -> None:
+    """Say which answer (``accept``/``reject``) the failing request needed."""
+    if node is not None:
+        node.user_properties.append((EXPECTS_PROPERTY, answer))
 
 
 def verdict_of(outcome: Outcome, node: pytest.Item | None) -> str:

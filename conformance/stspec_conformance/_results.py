@@ -13,7 +13,9 @@ if TYPE_CHECKING:
 
     from stspec_conformance._state import SuiteState
 
-__all__ = ["record_report"]
+__all__ = ["EXPECTS_PROPERTY", "record_report"]
+
+EXPECTS_PROPERTY: Final = "stspec_expects"
 
 MESSAGE_LIMIT: Final = 300
 # a later phase's result wins only when it says more (a teardown error after a pass)
@@ -45,6 +47,7 @@ def record_report(state: SuiteState, report: pytest.TestReport) -> None:
     rule = props.get("reported_rule", record.reported_rule)
     record.reported_rule = None if rule is None else str(rule)
     record.detail = str(props.get("message", record.detail))
+    record.expects = str(props.get(EXPECTS_PROPERTY, record.expects))
     result = _result_of(report)
     if result is not None and _RANK[result] >= _RANK[record.result]:
         message = _failure_line(report) if result != "passed" else ""

@@ -75,6 +75,8 @@ _NO_VERDICT: Final = frozenset({"crashed", "hung", "resource", "invalid-output"}
 
 
 def _expects_refusal(record: Record) -> bool:
+    if record.expects:
+        return record.expects == "reject"
     if record.group in {"invalid", "single-fault"}:
         return True
     return record.name.startswith("test_writer_refuses")

@@ -28,6 +28,9 @@ class Record:
     message: str = ""
     reported_rule: str | None = None
     detail: str = ""  # the implementation's own message (from the test)
+    # "accept" or "reject" when the test said which answer it needed (a
+    # refusal test whose control request was refused needed "accept")
+    expects: str = ""
 
     @property
     def text(self) -> str:

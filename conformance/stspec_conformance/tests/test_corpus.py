@@ -1,10 +1,19 @@
-"""Every committed corpus case, by verdict class (ids are the manifest ids)."""
+"""Every committed corpus case, by verdict class (ids are the manifest ids).
+
+Judged within the implementation's declaration (``_verdicts``): a valid file
+of an undeclared dtype that is rejected is not applicable; a header-only
+validator is compared on names, dtypes, shapes and metadata.  An n_ case is
+never not applicable: every fault is visible from the prefix, the header and
+the file's length (``LAYOUT-BOUNDS``, ``LAYOUT-TRAILING`` and ``HEADER-BOUNDS``
+need the length, no rule needs tensor bytes), so a header-only validator must
+reject all of them.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stspec_conformance import _checks
+from stspec_conformance import _checks, _verdicts
 
 if TYPE_CHECKING:
     import pytest
@@ -22,7 +31,8 @@ def test_must_accept(
     outcome = _checks.attempt(
         suite.adapter, path, timeout=suite.timeout, node=request.node
     )
-    _checks.must_accept(case, path, outcome)
+    judged = _verdicts.acceptable(case, path, outcome, suite.adapter, request.node)
+    _checks.must_accept(judged, path, outcome)
 
 
 def test_must_reject(
@@ -38,6 +48,7 @@ def test_must_reject(
         measure_memory="tracemalloc",
     )
     _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
+    _verdicts.must_not_accept(case, path, outcome, request.node)
     _checks.must_reject(case, path, outcome, check_rules=suite.check_rules)
 
 
@@ -49,4 +60,5 @@ def test_tolerated(
     outcome = _checks.attempt(
         suite.adapter, path, timeout=suite.timeout, node=request.node
     )
-    _checks.tolerated(case, path, outcome)
+    judged = _verdicts.acceptable(case, path, outcome, suite.adapter, request.node)
+    _checks.tolerated(judged, path, outcome)

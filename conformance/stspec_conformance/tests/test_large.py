@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from stspec_conformance import _checks
+from stspec_conformance import _checks, _verdicts
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -49,7 +49,8 @@ def test_must_accept(
 ) -> None:
     """A large valid file loads exactly, in time and memory."""
     path, outcome = _load(case, suite, materialised, request)
-    _checks.must_accept(case, path, outcome)
+    judged = _verdicts.acceptable(case, path, outcome, suite.adapter, request.node)
+    _checks.must_accept(judged, path, outcome)
     _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
 
 
@@ -62,6 +63,7 @@ def test_must_reject(
     """A hostile file is rejected in time and without a large allocation."""
     path, outcome = _load(case, suite, materialised, request)
     _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
+    _verdicts.must_not_accept(case, path, outcome, request.node)
     _checks.must_reject(case, path, outcome, check_rules=suite.check_rules)
 
 
@@ -74,4 +76,5 @@ def test_tolerated(
     """A large tolerated file: either outcome, in time and memory."""
     path, outcome = _load(case, suite, materialised, request)
     _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
-    _checks.tolerated(case, path, outcome)
+    judged = _verdicts.acceptable(case, path, outcome, suite.adapter, request.node)
+    _checks.tolerated(judged, path, outcome)

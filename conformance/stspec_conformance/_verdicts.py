@@ -1,0 +1,88 @@
+"""Corpus verdicts judged within what the implementation declares.
+
+The corpus tests call these before the shared checks in ``_checks``:
+
+* a valid file rejected by a reader that does not declare one of its dtypes
+  is not applicable (an accepted one is still compared: declaring less never
+  turns wrong content into a pass);
+* an accepted file is compared as the declaration allows (``_compare``), and
+  a reader that does not declare ``header_only`` must return tensor bytes;
+* an invalid file answered in a malformed way was not rejected: it is
+  reported as accepted (a pass-through wrapper printing what a lax library
+  parsed), not as unstable output.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from stspec_conformance import _outcomes
+from stspec_conformance._compare import (
+    case_dtypes,
+    missing_bytes,
+    narrow_case,
+    within_declaration,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+    from stspec_conformance._model import Outcome
+    from stspec_conformance.adapters import Adapter
+
+__all__ = ["acceptable", "must_not_accept"]
+
+
+def _where(case: Mapping[str, Any], path: Path) -> str:
+    rules = ", ".join(case.get("rules", [])) or "none"
+    return (
+        f"\n  case:    {case['id']} ({case['verdict']}; rules: {rules})"
+        f"\n  file:    {path}"
+    )
+
+
+def acceptable(
+    case: Mapping[str, Any],
+    path: Path,
+    outcome: Outcome,
+    impl: Adapter,
+    node: pytest.Item,
+) -> dict[str, Any]:
+    """Judge a y_/i_ load by the declaration; return the case to check against."""
+    caps = impl.capabilities
+    if outcome.status == "rejected" and case["verdict"] == "valid":
+        undeclared = (case_dtypes(case, path) or frozenset()) - caps.read_dtypes
+        if undeclared:
+            _outcomes.not_applicable(
+                f"rejected a file of {', '.join(sorted(undeclared))}, which the "
+                "implementation does not declare in read_dtypes",
+                node,
+            )
+    if outcome.status == "accepted" and outcome.content is not None:
+        missing = missing_bytes(outcome.content, caps)
+        if missing:
+            _outcomes.record(node, "wrong-content")
+            pytest.fail(f"{missing}{_where(case, path)}", pytrace=False)
+        outcome.content = within_declaration(outcome.content, caps)
+    return narrow_case(case, path, caps)
+
+
+def must_not_accept(
+    case: Mapping[str, Any], path: Path, outcome: Outcome, node: pytest.Item
+) -> None:
+    """An n_ file answered without a rejection, in a malformed form: accepted."""
+    if (
+        outcome.status != "invalid-output"
+        or outcome.details.get("claimed") == "rejected"
+    ):
+        return
+    _outcomes.record(node, "accepted")
+    rules = ", ".join(case.get("rules", [])) or "a MUST rule"
+    pytest.fail(
+        f"accepted a file that breaks {rules} (and its answer was malformed: "
+        f"{outcome.describe()}){_where(case, path)}",
+        pytrace=False,
+    )

@@ -1,0 +1,55 @@
+"""Corpus verdicts within the declaration: rejected undeclared dtypes are not
+applicable, absent metadata equals {} for readers that cannot tell, n_ cases
+always apply, and a command reader may leave out the optional nbytes."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from _suite_runner import run_suite
+
+JUDGED = Path(__file__).resolve().parent / "judged"
+
+
+def test_declared_gaps_are_not_applicable_and_never_hide_wrong_verdicts(
+    tmp_path: Path,
+) -> None:
+    # narrow_reader: no F64, absent metadata read as {}, 16-bit bytes swapped
+    run = run_suite(
+        str(JUDGED / "narrow_reader.py"),
+        "-k",
+        "y_dtype_f64_values or y_prefix_smallest_file or y_dtype_f16_values or "
+        "n_layout_hole_between_tensors",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    f64 = run.test("test_must_accept[y_dtype_f64_values]")
+    assert f64["result"] == "not-applicable", f64
+    assert "F64" in f64["message"]
+    # the file without __metadata__ is accepted though the reader says {}
+    assert run.results["test_must_accept[y_prefix_smallest_file]"] == "passed"
+    # the undeclared gap does not excuse the planted bug, nor an n_ case
+    f16 = run.test("test_must_accept[y_dtype_f16_values]")
+    assert f16["failure"] == "wrong-content", f16
+    assert run.results["test_must_reject[n_layout_hole_between_tensors]"] == "passed"
+    valid = run.report["summary"]["groups"]["valid"]
+    assert (valid["passed"], valid["total"], valid["not_applicable"]) == (1, 2, 1)
+    assert "not-applicable=1" in run.output
+
+
+def test_command_reader_without_nbytes_passes_the_50000_tensor_case(
+    tmp_path: Path,
+) -> None:
+    program = JUDGED / "no_nbytes_reader.py"
+    run = run_suite(
+        f"cmd:{sys.executable} {program}",
+        "-k",
+        "y_layout_50000_tensors or y_dtype_f16_values",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.results == {
+        "test_must_accept[y_layout_50000_tensors]": "passed",
+        "test_must_accept[y_dtype_f16_values]": "passed",
+    }

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Final
 from stspec._check import FileResult, Progress, Task, check_files
 from stspec._inputs import Target, gather
 from stspec._rules import SHARD_CHECKS_BY_ID
-from stspec._sarif import sarif_log
 from stspec._shards import (
     Finding,
     Holdings,
@@ -340,6 +339,8 @@ def _write_sarif(
     models: list[_Model],
     refused: Iterable[Refused],
 ) -> int:
+    from stspec._sarif import sarif_log  # noqa: PLC0415 - start-up time
+
     log = sarif_log(
         results,
         [finding for model in models for finding in model.findings],

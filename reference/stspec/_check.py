@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, TextIO
 
@@ -131,6 +130,9 @@ def check_files(
             for task in tasks:
                 yield meter.tick(check_file(task))
             return
+        # Imported here: it costs start-up time, and most runs never need it.
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             # Chunks amortise the hand-over; four per worker keep them all busy.
             chunk = max(1, min(64, len(tasks) // (4 * jobs)))

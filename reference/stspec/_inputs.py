@@ -17,7 +17,6 @@ import dataclasses
 import os
 import select
 import stat
-import tempfile
 from typing import TYPE_CHECKING, Final
 
 from stspec._rules import MAX_HEADER_SIZE
@@ -263,6 +262,8 @@ def _sparse_copy(head: bytes, length: int, scratch: contextlib.ExitStack) -> str
     Past the head the file is a hole: it takes no disk space, and the check
     reads nothing there.
     """
+    import tempfile  # noqa: PLC0415 - start-up time: only streams need it
+
     fd, path = tempfile.mkstemp(prefix="stspec-", suffix=_SUFFIX)
     scratch.callback(os.unlink, path)
     with os.fdopen(fd, "wb") as file:

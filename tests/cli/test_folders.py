@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 import io
 import json
 import os
@@ -149,7 +150,7 @@ def test_a_small_run_stays_in_one_process(
     def no_pool(*_: object, **__: object) -> None:
         raise AssertionError("a pool for a few files")
 
-    monkeypatch.setattr(_check, "ProcessPoolExecutor", no_pool)
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", no_pool)
     tasks = [
         Task(path, path, every=False, holdings=False) for path in _many(tmp_path, 5)
     ]

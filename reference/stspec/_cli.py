@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 from typing import TYPE_CHECKING, Final
 
 from stspec import SafetensorsError, read, validate, verdict_of
 from stspec._audit import Options, audit
 from stspec._check import default_jobs
+from stspec._inputs import gather
 from stspec._terminal import complain, count, out, out_json, violation_line
 from stspec._version import __version__
 
@@ -124,17 +127,31 @@ def _report(file: str, errors: list[SafetensorsError]) -> dict[str, object]:
     }
 
 
-def _inspect(file: str, *, as_json: bool) -> int:
+def _inspect(file: str, *, as_json: bool, wait: float = 60.0) -> int:
+    if os.path.isdir(file):  # noqa: PTH112 - a plain path string
+        complain(f"cannot inspect {file}: it is a folder, inspect takes one file")
+        return TROUBLE
+    # Pipes and devices are resolved as `check` resolves them: a FIFO does not
+    # hang, /dev/zero is not a 0-byte file.
+    with contextlib.ExitStack() as scratch:
+        inputs = gather([file], wait=wait, scratch=scratch)
+        if inputs.refused:
+            complain(f"cannot read {file}: {inputs.refused[0].reason}")
+            return TROUBLE
+        return _inspect_file(inputs.targets[0].path, file, as_json=as_json)
+
+
+def _inspect_file(path: str, file: str, *, as_json: bool) -> int:
     try:
         try:
-            opened = read(file, mapped=False)
+            opened = read(path, mapped=False)
         except SafetensorsError as exc:
             if as_json:
-                out_json(_report(file, validate(file, mapped=False)))
+                out_json(_report(file, validate(path, mapped=False)))
             else:
                 out(violation_line(file, exc))
             return INVALID
-        with opened, open(file, "rb") as raw:  # noqa: PTH123 - str or PathLike
+        with opened, open(path, "rb") as raw:  # noqa: PTH123 - a plain path string
             raw.seek(8)
             header = raw.read(opened.header_length)
     except OSError as exc:

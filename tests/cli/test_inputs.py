@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec import MAX_HEADER_SIZE, _inputs
+from stspec import MAX_HEADER_SIZE, _cli, _inputs
 
 from .models import run
 
@@ -335,3 +335,45 @@ def test_a_pipe_path_is_read_in_process(
 def test_the_kinds_of_file_that_are_refused_are_named() -> None:
     assert _inputs._kind(stat.S_IFBLK) == "a block device"
     assert _inputs._kind(stat.S_IFCHR) == "a character device"
+
+
+def test_inspect_refuses_devices_and_folders(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, "inspect", "/dev/zero")
+    assert (status, out) == (2, "")
+    assert (
+        err
+        == "stspec: cannot read /dev/zero: not a regular file (a character device)\n"
+    )
+    status, out, err = run(capsys, "inspect", str(tmp_path))
+    assert (status, out) == (2, "")
+    assert err == (
+        f"stspec: cannot inspect {tmp_path}: it is a folder, inspect takes one file\n"
+    )
+
+
+def test_inspect_reads_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
+    read_end, write_end = os.pipe()
+    os.write(write_end, GOOD)
+    os.close(write_end)
+    try:
+        path = f"/dev/fd/{read_end}"
+        status, out, _ = run(capsys, "inspect", path)
+    finally:
+        os.close(read_end)
+    assert status == 0
+    assert out.startswith(f"{path}: 1 tensor")
+    assert f"file length          {len(GOOD)}" in out
+
+
+def test_inspect_reports_an_io_error_while_reading(
+    good: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def fail(*_: object, **__: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(_cli, "read", fail)
+    status, _, err = run(capsys, "inspect", str(good))
+    assert status == 2
+    assert err == f"stspec: cannot read {good}: Permission denied\n"

@@ -13,10 +13,14 @@ from stspec._rules import (
     SetCheck,
     verdict_of,
 )
-from stspec._schema import HEADER_SCHEMA_ID, header_schema
 from stspec._version import SPEC_VERSION
 from stspec._version import __version__ as __version__
-from stspec._writer import Tensor, serialize, write
+
+# typing is not imported at run time (start-up cost); mypy reads this as True.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from stspec._schema import HEADER_SCHEMA_ID, header_schema
+    from stspec._writer import Tensor, serialize, write
 
 __all__ = [
     "DTYPES",
@@ -45,3 +49,26 @@ __all__ = [
 
 def __dir__() -> list[str]:
     return [*__all__, "__version__"]
+
+
+# The writer and what it needs (signals, locks, struct), and the schema
+# (pathlib), load on first use, so that reading, and the `stspec` command,
+# never pay for them.
+_LAZY = {
+    "HEADER_SCHEMA_ID": "stspec._schema",
+    "header_schema": "stspec._schema",
+    "Tensor": "stspec._writer",
+    "serialize": "stspec._writer",
+    "write": "stspec._writer",
+}
+
+if not TYPE_CHECKING:  # for mypy, the names above are simply there
+
+    def __getattr__(name: str) -> object:
+        if name not in _LAZY:
+            raise AttributeError(f"module 'stspec' has no attribute {name!r}")
+        from importlib import import_module  # noqa: PLC0415 - deferred on purpose
+
+        value = getattr(import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value

@@ -41,14 +41,16 @@ import os
 import signal
 import stat
 import sys
-from typing import TYPE_CHECKING, Any, Final, Self
 
 if sys.platform != "win32":
     import fcntl
 
+# typing is not imported at run time (start-up cost); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from types import FrameType, TracebackType
+    from typing import Any, Final, Self
 
 __all__ = ["replace_file"]
 

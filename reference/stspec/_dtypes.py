@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final
-
 from stspec._rules import U64_MAX
 
+# typing and dataclasses are not imported at run time (start-up cost of the
+# `stspec` command, see _record.py); mypy reads TYPE_CHECKING as True.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+else:
+    from stspec._record import NamedTuple
 
-@dataclass(frozen=True, slots=True)
-class DType:
+
+class DType(NamedTuple):
     """One element type of spec/SPEC.md, in the reference's declaration order."""
 
     name: str

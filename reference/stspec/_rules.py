@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Final, Literal
+# typing and dataclasses are not imported at run time (start-up cost of the
+# `stspec` command, see _record.py); mypy reads TYPE_CHECKING as True.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, NamedTuple
 
-Level = Literal["MUST", "SHOULD", "MAY"]
-Scope = Literal["reader", "processing", "writer"]
+    Level = Literal["MUST", "SHOULD", "MAY"]
+    Scope = Literal["reader", "processing", "writer"]
+    Severity = Literal["error", "warning"]
+else:
+    from stspec._record import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """One normative rule of spec/SPEC.md.
 
     A reader rule is a property of a file.  Of level ``MUST``, it makes a file
@@ -295,11 +300,8 @@ RULES: Final[tuple[Rule, ...]] = (
 
 RULES_BY_ID: Final[dict[str, Rule]] = {rule.id: rule for rule in RULES}
 
-Severity = Literal["error", "warning"]
 
-
-@dataclass(frozen=True, slots=True)
-class SetCheck:
+class SetCheck(NamedTuple):
     """One consistency check of a sharded checkpoint (spec/SPEC.md §13.2).
 
     Not a rule of the format: a shard set is several files plus an index, and

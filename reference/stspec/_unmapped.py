@@ -11,14 +11,17 @@ between is a ``SafetensorsError`` rather than a dead process.
 from __future__ import annotations
 
 import os
-import threading
-from typing import TYPE_CHECKING, Final
+from _thread import allocate_lock
 
 from stspec._errors import SafetensorsError
 from stspec._rules import MAX_HEADER_SIZE
 
+# typing and threading are not imported at run time (start-up cost of
+# `stspec check`); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from io import FileIO
+    from typing import Final
 
 __all__ = ["FileBuffer"]
 
@@ -40,7 +43,7 @@ class FileBuffer:
         # Unbuffered: a buffer would serve bytes read before the file changed.
         self._file: FileIO = open(path, "rb", buffering=0)  # noqa: SIM115, PTH123 - kept open; str or PathLike
         # seek + readinto are two steps: one file position, many threads.
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()  # threading.Lock, without threading
         try:
             self._head, self._length = self._read_head()
         except BaseException:

@@ -6,8 +6,7 @@ import contextlib
 import json
 import operator
 import struct
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Final, NamedTuple
+from collections.abc import Mapping
 
 from stspec._atomic import replace_file
 from stspec._dtypes import BITS, OVERFLOW, RANK, bit_count
@@ -15,8 +14,15 @@ from stspec._errors import HeaderPath, SafetensorsError
 from stspec._header import METADATA_KEY
 from stspec._rules import MAX_HEADER_SIZE, U64_MAX
 
+# typing is not imported at run time (start-up cost, see _record.py); mypy
+# reads TYPE_CHECKING as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import os
+    from collections.abc import Sequence
+    from typing import Final, NamedTuple
+else:
+    from stspec._record import NamedTuple
 
 __all__ = ["BytesLike", "Tensor", "serialize", "write"]
 

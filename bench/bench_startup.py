@@ -1,0 +1,134 @@
+"""Start-up cost of `stspec check small.safetensors` against `python -c pass`.
+
+Run: python bench/bench_startup.py [--repeat 31]
+Both commands run alternately in fresh interpreters; the CPU time (user +
+system) of each child is taken from getrusage, which a loaded machine
+distorts far less than wall time.  Prints the medians and the ratio check /
+pass (target: at most 1.5).
+
+Two settings:
+- "venv": this interpreter with its site-packages, as a user runs the
+  console script (in an editable install `python -c pass` already pays for
+  the editable finder, which imports pathlib and re);
+- "bare": `python -S` with the package on PYTHONPATH, nothing preloaded: the
+  stricter number, closer to an installed wheel.
+The package is byte-compiled first, as pip does on install (otherwise every
+run would compile the sources, e.g. under PYTHONDONTWRITEBYTECODE).
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import stspec
+
+# What the console script does (pip's and setuptools' wrappers alike).
+CHECK = "import sys; from stspec._cli import main; sys.exit(main())"
+
+
+def _run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Run once; return (CPU seconds of the child, wall seconds)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(  # noqa: S603 - our own interpreter and arguments
+        command, env=env, stdout=subprocess.DEVNULL, check=True
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, wall
+
+
+def _measure(
+    commands: dict[str, list[str]], env: dict[str, str], repeat: int
+) -> dict[str, list[tuple[float, float]]]:
+    results: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, command in commands.items():  # alternating: the same load
+            results[name].append(_run(command, env))
+    return results
+
+
+def _report(setting: str, results: dict[str, list[tuple[float, float]]]) -> float:
+    print(f"\n{setting}:")
+    medians = {}
+    for name, runs in results.items():
+        cpu = statistics.median(run[0] for run in runs) * 1000
+        wall = statistics.median(run[1] for run in runs) * 1000
+        low = min(run[0] for run in runs) * 1000
+        medians[name] = cpu
+        print(
+            f"  {name:<32} CPU median {cpu:5.1f} ms, min {low:5.1f};"
+            f" wall {wall:6.1f} ms"
+        )
+    ratio = medians["stspec check small.safetensors"] / medians["python -c pass"]
+    print(f"  ratio check / pass (CPU, medians): {ratio:.2f}x   (target <= 1.5x)")
+    return ratio
+
+
+def _imported(python: str, env: dict[str, str]) -> list[str]:
+    script = (
+        "import sys; before = set(sys.modules); import stspec; "
+        "print(' '.join(sorted(m for m in set(sys.modules) - before "
+        "if not m.startswith('stspec'))))"
+    )
+    done = subprocess.run(  # noqa: S603 - our own interpreter
+        [python, "-S", "-c", script],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.split()
+
+
+def main() -> int:
+    """Measure both settings and print the ratios."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=31)
+    args = parser.parse_args()
+    package = Path(stspec.__file__).parent
+    python = sys.executable
+    with tempfile.TemporaryDirectory() as tmp:
+        # A copy, byte-compiled, so that the source tree gets no __pycache__.
+        root = Path(tmp) / "site"
+        shutil.copytree(
+            package, root / "stspec", ignore=shutil.ignore_patterns("__pycache__")
+        )
+        compileall.compile_dir(root, quiet=1)
+        small = Path(tmp) / "small.safetensors"
+        stspec.write(small, {"w": ("F32", [2], bytes(8))}, {"format": "pt"})
+
+        venv_env = dict(os.environ, PYTHONPATH=str(root))
+        venv = {
+            "python -c pass": [python, "-c", "pass"],
+            "stspec check small.safetensors": [
+                python,
+                "-c",
+                CHECK,
+                "check",
+                str(small),
+            ],
+            "python -c 'import stspec'": [python, "-c", "import stspec"],
+        }
+        bare = {name: [python, "-S", *command[1:]] for name, command in venv.items()}
+        # PYTHONPATH comes first on sys.path, so the compiled copy is what runs.
+        _measure(venv, venv_env, 2)  # warm the page cache
+        ratio = _report("venv", _measure(venv, venv_env, args.repeat))
+        _report("bare (python -S)", _measure(bare, venv_env, args.repeat))
+        print(f"\nimport stspec loads: {' '.join(_imported(python, venv_env))}")
+    return 0 if ratio <= 1.5 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

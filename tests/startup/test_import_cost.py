@@ -1,0 +1,92 @@
+"""`import stspec` stays cheap: the heavy standard modules stay unloaded.
+
+Times belong in bench/bench_startup.py; what is imported is deterministic.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import stspec
+from stspec import _schema, _writer
+
+SOURCE_ROOT = str(Path(stspec.__file__).resolve().parents[1])
+# Each costs milliseconds at start-up (dataclasses brings inspect, ast, dis;
+# secrets brings hmac, random, base64); the writer's modules load on first
+# use of stspec.write.
+HEAVY = (
+    "pathlib",
+    "secrets",
+    "hmac",
+    "random",
+    "base64",
+    "hashlib",
+    "threading",
+    "signal",
+    "fcntl",
+    "stspec._writer",
+    "stspec._atomic",
+    "stspec._schema",
+)
+
+
+def loaded_by(statement: str) -> set[str]:
+    # -S: no site, so nothing that an editable install preloads hides a cost.
+    script = f"import sys\n{statement}\nprint(' '.join(sorted(sys.modules)))\n"
+    done = subprocess.run(
+        [sys.executable, "-S", "-c", script],
+        env={**os.environ, "PYTHONPATH": SOURCE_ROOT},
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return set(done.stdout.split())
+
+
+@pytest.mark.parametrize(
+    "statement",
+    ["import stspec", "import stspec._cli", "import stspec; stspec.read"],
+)
+def test_loads_no_heavy_module(statement: str) -> None:
+    loaded = loaded_by(statement)
+    assert "stspec" in loaded
+    assert sorted(loaded.intersection(HEAVY)) == []
+
+
+def test_loads_the_writer_on_first_use() -> None:
+    loaded = loaded_by("import stspec; stspec.write")
+    assert {"stspec._writer", "stspec._atomic"} <= loaded
+
+
+@pytest.mark.parametrize(
+    ("name", "module"),
+    [
+        ("Tensor", _writer),
+        ("serialize", _writer),
+        ("write", _writer),
+        ("HEADER_SCHEMA_ID", _schema),
+        ("header_schema", _schema),
+    ],
+)
+def test_deferred_names_resolve_on_first_use(
+    monkeypatch: pytest.MonkeyPatch, name: str, module: object
+) -> None:
+    monkeypatch.delitem(vars(stspec), name, raising=False)
+    assert getattr(stspec, name) is getattr(module, name)
+    assert vars(stspec)[name] is getattr(module, name)  # cached
+
+
+def test_other_names_are_still_missing() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        stspec.nope  # type: ignore[attr-defined]  # noqa: B018
+
+
+def test_everything_in_all_is_there() -> None:
+    assert all(hasattr(stspec, name) for name in stspec.__all__)
+    assert set(dir(stspec)) == {*stspec.__all__, "__version__"}

@@ -9,9 +9,17 @@ contract.
 
 from __future__ import annotations
 
-from stspec import _version
-
 __all__ = ["SUITE_VERSION", "__version__"]
 
-__version__ = _version.__version__  # one version for the whole distribution
 SUITE_VERSION = "1"
+
+
+def __getattr__(name: str) -> str:
+    # One version for the whole distribution (stspec._version), looked up
+    # lazily: pytest imports this package in every run (the pytest11 entry
+    # point), and importing stspec costs more than everything else it needs.
+    if name == "__version__":
+        from stspec._version import __version__  # noqa: PLC0415
+
+        return __version__
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -29,9 +29,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("stspec", "safetensors conformance suite")
     group.addoption(
         "--impl",
-        default=os.environ.get("STSPEC_IMPL"),
+        # STSPEC_IMPL is read by _entry, only for runs that name the suite
+        default=None,
         help="implementation under test: reference, safetensors, a module name, "
-        "a path to a .py file, or 'cmd:PROGRAM ARGS...' (env STSPEC_IMPL)",
+        "a path to a .py file, or 'cmd:PROGRAM ARGS...' (env STSPEC_IMPL, used "
+        "when the suite's tests are named: --pyargs stspec_conformance)",
     )
     group.addoption(
         "--corpus",
@@ -40,7 +42,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "the corpus next to stspec_corpus, else generated into a cache dir)",
     )
     group.addoption(
-        "--baseline", help="known deviations: matching tests become strict xfails"
+        "--baseline",
+        help="known deviations: matching tests become strict xfails (a file, or "
+        "the name of a shipped one: safetensors-0.8.0, node-example)",
     )
     group.addoption("--write-baseline", help="write today's failures to this file")
     group.addoption(

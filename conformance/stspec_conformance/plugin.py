@@ -34,7 +34,6 @@ from stspec_conformance._corpus import (
     load_corpus,
 )
 from stspec_conformance._fixtures import impl, materialised, scratch, suite
-from stspec_conformance._options import pytest_addoption
 from stspec_conformance._reports import print_summary, write_json, write_md
 from stspec_conformance._results import record_report
 from stspec_conformance._score import ordered
@@ -45,7 +44,6 @@ __all__ = [
     "SuiteState",
     "impl",
     "materialised",
-    "pytest_addoption",
     "pytest_collection_modifyitems",
     "pytest_configure",
     "pytest_generate_tests",

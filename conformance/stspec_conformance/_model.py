@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
@@ -167,20 +166,16 @@ class Content:
     def summary_digest(self) -> str:
         """The tensor list's digest as the manifest's compact form spells it.
 
-        The sha256 of the canonical JSON (sorted keys, compact, ASCII) of
-        ``{name: {dtype, shape, nbytes, sha256}}``.
+        ``tensors_sha256`` (corpus/manifest.schema.json): sha256 of the sorted
+        lines ``<hex of the UTF-8 name> <dtype> <dims joined by ,> <sha256>``
+        + LF.  Neither nbytes nor any JSON form enters it.
         """
-        plain = {
-            name: {
-                "dtype": t.dtype,
-                "shape": list(t.shape),
-                "nbytes": t.nbytes,
-                "sha256": t.sha256,
-            }
+        lines = sorted(
+            f"{name.encode().hex()} {t.dtype} {','.join(map(str, t.shape))} "
+            f"{t.sha256}\n"
             for name, t in self.tensors.items()
-        }
-        text = json.dumps(plain, sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()
+        )
+        return hashlib.sha256("".join(lines).encode("ascii")).hexdigest()
 
 
 @dataclass(slots=True)

@@ -14,6 +14,9 @@ import ml_dtypes
 import numpy as np
 import numpy.typing as npt
 
+# only the text form is shared with the encoders, not the decoding
+from stspec_corpus._values import float_text
+
 _NUMPY: Final[dict[str, npt.DTypeLike]] = {
     "BOOL": np.bool_,
     "U8": np.uint8,
@@ -67,9 +70,9 @@ def decode(dtype: str, shape: tuple[int, ...], data: bytes) -> list[object]:
     if dtype == "BOOL":
         return [bool(v) for v in array.tolist()]
     if array.dtype.kind in "iu":
-        return [int(v) for v in array.tolist()]
+        return [str(int(v)) for v in array.tolist()]
     if dtype == "C64":
-        return [[repr(float(c.real)), repr(float(c.imag))] for c in array.tolist()]
+        return [[float_text(c.real), float_text(c.imag)] for c in array.tolist()]
     with np.errstate(invalid="ignore"):  # a signalling NaN widens with a warning
         wide = array.astype(np.float64)
-    return [repr(float(v)) for v in wide.tolist()]
+    return [float_text(v) for v in wide.tolist()]

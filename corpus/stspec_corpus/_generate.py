@@ -7,10 +7,11 @@ import tempfile
 from pathlib import Path
 from typing import Final
 
-from stspec_corpus._manifest import dumps, expected_json, manifest, schema
+from stspec_corpus._manifest import dumps, expected_json, manifest
 from stspec_corpus._paths import MANIFEST, default_dir, writable_dir
 from stspec_corpus._recipes import run
 from stspec_corpus._registry import all_cases, case_by_id
+from stspec_corpus._schema import schema
 
 SCHEMA: Final = "manifest.schema.json"
 FILES: Final = "files"

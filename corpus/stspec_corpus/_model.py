@@ -86,7 +86,8 @@ class ExpectedTensor:
         """Return the manifest form."""
         out: dict[str, object] = {
             "dtype": self.dtype,
-            "shape": list(self.shape),
+            # decimal strings: dimensions go up to 2^64-1, past what doubles hold
+            "shape": [str(dim) for dim in self.shape],
             "nbytes": self.nbytes,
             "sha256": self.sha256,
         }

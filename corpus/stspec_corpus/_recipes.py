@@ -93,12 +93,13 @@ def padded_header(params: Params) -> Output:
 
 
 def sparse(params: Params) -> Output:
-    """Return a header (padded to 8) and a buffer of ``buffer_length`` zero bytes.
+    """Return the header as given and a buffer of ``buffer_length`` zero bytes.
 
-    Params: header (text), buffer_length, tail (hex of bytes that end the
-    buffer; the rest of the buffer is zero).
+    Params: header (text, used verbatim: it carries its own padding),
+    buffer_length, tail (hex of bytes that end the buffer; the rest of the
+    buffer is zero).
     """
-    head = assemble(_str(params, "header"))
+    head = assemble(_str(params, "header"), align=None)
     tail = bytes.fromhex(_str(params, "tail"))
     size = len(head) + _int(params, "buffer_length")
     segments = [(0, head)]

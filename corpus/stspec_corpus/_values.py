@@ -194,9 +194,19 @@ def encode(dtype: str, values: Sequence[Value]) -> bytes:  # noqa: PLR0911 - one
     raise ValueError(f"unknown dtype {dtype!r}")
 
 
+# Spellings that JavaScript's Number(), C's strtod, Go's ParseFloat, Rust's
+# str::parse and Python's float() all read (Python's repr says "nan", "inf").
+_NON_FINITE: Final = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
 def float_text(value: float) -> str:
-    """Render a float as the manifest does: Python's repr ("nan", "-0.0", "inf")."""
-    return repr(float(value))
+    """Render a float as the manifest does ("1.5", "-0.0", "NaN", "-Infinity").
+
+    Finite values are the shortest decimal that reads back as the same double
+    (Python's repr); non-finite ones use the spellings every parser accepts.
+    """
+    text = repr(float(value))
+    return _NON_FINITE.get(text, text)
 
 
 def to_json(dtype: str, values: Sequence[Value]) -> list[JsonValue]:
@@ -204,7 +214,8 @@ def to_json(dtype: str, values: Sequence[Value]) -> list[JsonValue]:
     if dtype == "BOOL":
         return [bool(v) for v in values]
     if dtype in INT_FORMATS:
-        return [_integer(v) for v in values]
+        # decimal strings: I64/U64 values above 2^53 survive any JSON parser
+        return [str(_integer(v)) for v in values]
     if dtype == "C64":
         return [
             [float_text(complex(v).real), float_text(complex(v).imag)] for v in values

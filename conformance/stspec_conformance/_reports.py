@@ -85,7 +85,7 @@ def _finding_lines(summary: Summary) -> list[str]:
         parts = ", ".join(f"{k}={v}" for k, v in sorted(summary.outcomes.items()))
         lines.append(f"outcomes: {parts}")
     if summary.failures:
-        lines.append("failures by kind:")
+        lines.append("failed tests by kind (baseline xfails included):")
         lines += [
             f"  {count:>4}  {KIND_LABEL.get(kind, kind)}"
             for kind, count in summary.failures.most_common()

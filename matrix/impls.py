@@ -1,0 +1,207 @@
+"""Every implementation in the matrix: how it is installed and how it is called.
+
+Versions are pinned here and nowhere else.  ``pip`` pins go into the
+implementation's own virtual environment, ``npm`` pins into its own
+``node_modules``; ``build`` names a script under ``matrix/build/`` that turns
+a downloaded source distribution into a program.  ``layer`` names a shared
+read-only environment (torch, 700 MB) that the implementation's own
+environment sees through a ``.pth`` file instead of installing it again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Final, Literal
+
+__all__ = ["IMPLS", "LAYERS", "SUITE_PINS", "Impl", "by_name"]
+
+# The suite's own test dependencies, installed beside each Python implementation
+# (the same pins as the project's dev extra).
+SUITE_PINS: Final = ("pytest==9.2.0", "hypothesis==6.170.15")
+NUMPY: Final = "numpy==2.4.6"
+
+
+@dataclass(frozen=True, slots=True)
+class Impl:
+    """One column of the matrix."""
+
+    name: str  # the column id and results/NAME.json
+    title: str  # what a person calls it, with the version
+    language: str  # the language of the parser itself
+    kind: Literal["python", "cmd"]
+    wrapper: str  # file under matrix/wrappers/
+    pip: tuple[str, ...] = ()
+    npm: tuple[str, ...] = ()
+    apt: tuple[str, ...] = ()
+    build: str | None = None  # script under matrix/build/
+    layer: str | None = None  # a name from LAYERS
+    env: dict[str, str] = field(default_factory=dict)
+    memory_limit_mib: int = 2048  # RLIMIT_AS per case
+    case_timeout_s: float = 10.0
+    note: str = ""  # how it is called, shown under the table
+    ci: bool = False  # cheap enough for CI's machinery test
+
+
+LAYERS: Final = {"torch": ("torch==2.13.0", NUMPY)}
+
+IMPLS: Final = (
+    Impl(
+        "reference",
+        "stspec 1.0.0 (this project)",
+        "Python",
+        "python",
+        "builtin:reference",
+        note="the strict reference reader and writer",
+        ci=True,
+    ),
+    Impl(
+        "hf-0.8.0",
+        "safetensors 0.8.0 (HF, Python binding)",
+        "Rust",
+        "python",
+        "builtin:safetensors",
+        pip=("safetensors==0.8.0", NUMPY),
+        note="the suite's built-in adapter: safe_open, deserialize, serialize_file",
+        ci=True,
+    ),
+    Impl(
+        "hf-0.4.5",
+        "safetensors 0.4.5 (HF, Python binding)",
+        "Rust",
+        "python",
+        "hf045.py",
+        pip=("safetensors==0.4.5", NUMPY),
+        note="safe_open validates; bytes from deserialize (mmap slices above 256 MiB)",
+    ),
+    Impl(
+        "hf-rust-0.8.0",
+        "safetensors crate 0.8.0 (HF, Rust CLI)",
+        "Rust",
+        "cmd",
+        "stcli",
+        apt=(
+            "cargo-web",
+            "rustc-web",
+            "librust-serde-dev",
+            "librust-serde-json-dev",
+            "librust-sha2-dev",
+            "librust-memmap2-dev",
+            "librust-tempfile-dev",
+        ),
+        build="rust_crate.sh",
+        memory_limit_mib=8192,  # the 4 GiB case is mapped, not read: address space
+        note="SafeTensors::deserialize over a memmap2 map, as the crate's README does",
+    ),
+    Impl(
+        "pure-safetensors",
+        "pure-safetensors 0.3.2",
+        "Python",
+        "python",
+        "puresafe.py",
+        pip=("pure-safetensors==0.3.2", "marshmallow==3.26.1", NUMPY),
+        note="SafeTensors(path, 'r'); writer via SafeTensors(path, 'w')",
+    ),
+    Impl(
+        "modelvet",
+        "modelvet 0.1.1",
+        "C",
+        "python",
+        "modelvet_st.py",
+        pip=("modelvet==0.1.1",),
+        note="header-only validator: verify_path",
+    ),
+    Impl(
+        "safetensors-print",
+        "safetensors-print 0.1.0",
+        "Python",
+        "python",
+        "stprint.py",
+        pip=("safetensors-print==0.1.0",),
+        note="header-only: read_report; an ERROR issue is a rejection",
+    ),
+    Impl(
+        "tinygrad",
+        "tinygrad 0.14.0",
+        "Python",
+        "python",
+        "tinygrad_st.py",
+        pip=("tinygrad==0.14.0", NUMPY),
+        apt=("clang-19",),
+        env={"DEV": "CPU"},
+        note="safe_load + safe_save on the CPU device (clang-19 for __bf16)",
+    ),
+    Impl(
+        "mlx",
+        "mlx 0.32.4 (CPU wheel)",
+        "C++",
+        "python",
+        "mlx_st.py",
+        pip=("mlx[cpu]==0.32.4", NUMPY),
+        note="mx.load(return_metadata=True) + mx.save_safetensors",
+    ),
+    Impl(
+        "gguf",
+        "gguf 0.19.0 (llama.cpp SafetensorsLocal)",
+        "Python",
+        "python",
+        "gguf_st.py",
+        pip=("gguf==0.19.0", NUMPY),
+        note="gguf.utility.SafetensorsLocal; it does not read __metadata__",
+    ),
+    Impl(
+        "fastsafetensors",
+        "fastsafetensors 0.5.0 (CPU, nogds)",
+        "Python/C++",
+        "python",
+        "fastst.py",
+        pip=("fastsafetensors==0.5.0",),
+        layer="torch",
+        note="SafeTensorsFileLoader(nogds=True) on the CPU",
+    ),
+    Impl(
+        "safetensors-streaming",
+        "safetensors-streaming 0.1.1",
+        "Rust",
+        "python",
+        "sstreaming.py",
+        pip=("safetensors-streaming==0.1.1",),
+        layer="torch",
+        note="its Rust header parser through safe_open on local files",
+    ),
+    Impl(
+        "torch-dcp",
+        "torch 2.13.0 distributed-checkpoint header parser",
+        "Python",
+        "python",
+        "torch_dcp.py",
+        layer="torch",
+        note="header-only: _get_safetensors_file_metadata",
+    ),
+    Impl(
+        "hf-hub-js",
+        "@huggingface/hub 2.17.5 parseSafetensorsMetadata",
+        "JavaScript",
+        "cmd",
+        "hub.mjs",
+        npm=("@huggingface/hub@2.17.5",),
+        note="header-only; a local fetch answers its Range requests",
+    ),
+    Impl(
+        "npm-safetensors",
+        "npm safetensors 0.0.1",
+        "JavaScript",
+        "cmd",
+        "npm_safetensors.mjs",
+        npm=("safetensors@0.0.1",),
+        note="new SafeTensor(buffer)",
+    ),
+)
+
+
+def by_name(name: str) -> Impl:
+    """The implementation called ``name`` (ValueError names the known ones)."""
+    for impl in IMPLS:
+        if impl.name == name:
+            return impl
+    known = ", ".join(impl.name for impl in IMPLS)
+    raise ValueError(f"no implementation {name!r}; known: {known}")

@@ -1,0 +1,282 @@
+"""Run the conformance suite against one implementation; write results/NAME.json.
+
+The suite runs in the implementation's own environment (Python wrappers are
+imported in-process by ``pytest conformance --impl=WRAPPER.py``) or, for
+``cmd:`` programs, from the ``_suite`` environment.  Its ``--report-json``
+is turned into one outcome per corpus case (and per other test), in the
+outcome classes of the suite: accepted, rejected, crashed, hung, resource,
+wrong-content, invalid-output, not-applicable.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from matrix import envs
+
+if TYPE_CHECKING:
+    from matrix.impls import Impl
+
+__all__ = ["OUTCOMES", "classify", "convert", "impl_spec", "run"]
+
+OUTCOMES: Final = (
+    "accepted",
+    "rejected",
+    "crashed",
+    "hung",
+    "resource",
+    "wrong-content",
+    "invalid-output",
+    "not-applicable",
+)
+# A whole run that takes longer is interrupted (pytest still writes its report).
+RUN_LIMIT_S: Final = 1500
+_CASE_GROUPS: Final = {"must-accept", "must-reject", "tolerated"}
+_CRASH_KIND: Final = re.compile(
+    r"(?:crashed|crash)\s*(?:\(([^)]+)\)|:\s*(killed by signal \d+[^;,.]*|"
+    r"exit status -?\d+|[A-Za-z_.]*(?:Error|Exception|Panic)\w*))"
+)
+_WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
+
+
+def impl_spec(impl: Impl) -> str:
+    """The ``--impl`` value for ``impl`` (absolute paths)."""
+    if impl.wrapper.startswith("builtin:"):
+        return impl.wrapper.removeprefix("builtin:")
+    if impl.kind == "python":
+        return str(_WRAPPERS / impl.wrapper)
+    if impl.wrapper.endswith(".mjs"):
+        return f"cmd:node {_WRAPPERS / impl.wrapper}"
+    return f"cmd:{envs.env_dir(impl.name) / 'bin' / impl.wrapper}"
+
+
+def _python(impl: Impl) -> Path:
+    return envs.python_of(impl.name) if impl.kind == "python" else envs.suite_python()
+
+
+def _env(impl: Impl) -> dict[str, str]:
+    env = envs.run_env(impl)
+    env["PYTHONPATH"] += os.pathsep + str(_WRAPPERS)
+    return env
+
+
+_DESCRIBE: Final = """
+import json, sys
+from stspec_conformance.adapters._resolve import resolve
+adapter = resolve(sys.argv[1], memory_limit=int(sys.argv[2]))
+caps = getattr(adapter, "capabilities", None)
+print(json.dumps({
+    "name": adapter.name,
+    "version": adapter.version,
+    "kind": adapter.kind,
+    "capabilities": caps.as_json() if caps is not None else None,
+}))
+"""
+
+
+def describe(impl: Impl) -> dict[str, Any]:
+    """What the suite makes of the wrapper: name, version, declaration."""
+    done = subprocess.run(  # noqa: S603
+        [str(_python(impl)), "-c", _DESCRIBE, impl_spec(impl), str(impl.memory_limit_mib)],
+        capture_output=True,
+        text=True,
+        env=_env(impl),
+        cwd=envs.REPO,
+        timeout=300,
+        check=False,
+    )
+    if done.returncode != 0:
+        return {"error": done.stderr.strip().splitlines()[-1:] or ["?"]}
+    described: dict[str, Any] = json.loads(done.stdout)
+    return described
+
+
+def _environment(impl: Impl) -> dict[str, Any]:
+    out: dict[str, Any] = {"pins": {"pip": list(impl.pip), "npm": list(impl.npm)}}
+    if impl.kind == "python":
+        done = subprocess.run(  # noqa: S603
+            [str(_python(impl)), "-m", "pip", "list", "--format=freeze"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        out["installed"] = sorted(
+            line for line in done.stdout.splitlines() if "==" in line
+        )
+    if impl.layer:
+        out["layer"] = impl.layer
+    if impl.build:
+        out["build"] = f"matrix/build/{impl.build}"
+    return out
+
+
+def _suite_commit() -> str:
+    done = subprocess.run(
+        ["git", "rev-parse", "HEAD"],  # noqa: S607
+        capture_output=True,
+        text=True,
+        cwd=envs.REPO,
+        check=False,
+    )
+    return done.stdout.strip() or "?"
+
+
+def _run_suite(impl: Impl, report: Path, log: Path) -> tuple[int, float]:
+    argv = [
+        str(_python(impl)),
+        "-m",
+        "pytest",
+        "conformance",
+        "-p",
+        "stspec_conformance.plugin",
+        f"--impl={impl_spec(impl)}",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        f"--report-json={report}",
+        f"--case-timeout={impl.case_timeout_s:g}",
+        f"--memory-limit={impl.memory_limit_mib}",
+    ]
+    start = time.monotonic()
+    with log.open("w", encoding="utf-8") as out:
+        proc = subprocess.Popen(  # noqa: S603
+            argv,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            env=_env(impl),
+            cwd=envs.REPO,
+            start_new_session=True,
+        )
+        try:
+            code = proc.wait(timeout=RUN_LIMIT_S)
+        except subprocess.TimeoutExpired:
+            # SIGINT: pytest stops and still writes its report for the tests run.
+            os.killpg(proc.pid, signal.SIGINT)
+            try:
+                code = proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                code = proc.wait()
+    return code, time.monotonic() - start
+
+
+def _crash_kind(message: str) -> str:
+    found = _CRASH_KIND.search(message)
+    if not found:
+        return ""
+    return (found.group(1) or found.group(2) or "").strip()
+
+
+def classify(test: dict[str, Any]) -> str:
+    """The outcome class of one test of a ``--report-json`` report."""
+    result = str(test.get("result") or "")
+    outcome = str(test.get("outcome") or "")
+    message = str(test.get("message") or "")
+    if result == "skipped":
+        return "not-applicable"
+    if outcome == "accepted" and result != "passed":
+        verdict = test.get("verdict")
+        if verdict in {"valid", "tolerated"} or test.get("group") not in _CASE_GROUPS:
+            return "wrong-content"
+    if outcome in OUTCOMES:
+        return outcome
+    lowered = message.lower()
+    for word, cls in (
+        ("crashed", "crashed"),
+        ("hung", "hung"),
+        ("invalid-output", "invalid-output"),
+        ("resource", "resource"),
+        ("rejected", "rejected"),
+        ("accepted", "accepted"),
+    ):
+        if lowered.startswith(word):
+            return cls
+    if result in {"crashed", "error"}:
+        return "crashed"
+    return "passed" if result == "passed" else "failed"
+
+
+def _entry(test: dict[str, Any]) -> dict[str, Any]:
+    outcome = classify(test)
+    message = str(test.get("message") or "")
+    entry: dict[str, Any] = {"outcome": outcome, "ok": test.get("result") == "passed"}
+    if outcome == "crashed" and (kind := _crash_kind(message)):
+        entry["crash"] = kind
+    if message and test.get("result") != "passed":
+        entry["detail"] = message[:300]
+    return entry
+
+
+def convert(report: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(cases, other tests): corpus case id -> entry, test name -> entry."""
+    cases: dict[str, Any] = {}
+    others: dict[str, Any] = {}
+    for test in report.get("tests", []):
+        entry = _entry(test)
+        if test.get("case") and test.get("group") in _CASE_GROUPS:
+            cases[str(test["case"])] = entry
+        else:
+            others[str(test.get("test") or test.get("nodeid"))] = entry
+    return dict(sorted(cases.items())), dict(sorted(others.items()))
+
+
+def run(impl: Impl, results: Path) -> Path:
+    """Run the suite against ``impl``; write and return ``results/NAME.json``."""
+    print(f"[matrix] running {impl.name}", file=sys.stderr, flush=True)
+    folder = envs.env_dir(impl.name)
+    folder.mkdir(parents=True, exist_ok=True)
+    raw = folder / "report.json"
+    raw.unlink(missing_ok=True)
+    code, seconds = _run_suite(impl, raw, folder / "run.log")
+    try:
+        report = json.loads(raw.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        report = {}
+    cases, others = convert(report)
+    data = {
+        "implementation": {
+            "name": impl.name,
+            "title": impl.title,
+            "language": impl.language,
+            "kind": impl.kind,
+            "note": impl.note,
+            "called_as": impl_spec(impl).replace(str(envs.REPO) + "/", ""),
+            **describe(impl),
+        },
+        "environment": _environment(impl),
+        "suite": {
+            "version": report.get("suite_version"),
+            "commit": _suite_commit(),
+        },
+        "limits": {
+            "case_timeout_s": impl.case_timeout_s,
+            "memory_limit_mib": impl.memory_limit_mib,
+        },
+        "run": {
+            "exit_status": code,
+            "seconds": round(seconds),
+            "complete": bool(report),
+        },
+        "summary": report.get("summary", {}),
+        "cases": cases,
+        "tests": others,
+    }
+    out = results / f"{impl.name}.json"
+    out.write_text(
+        json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    print(
+        f"[matrix] {impl.name}: {len(cases)} cases, exit {code}, {seconds:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
+    return out

@@ -1,0 +1,28 @@
+"""gguf 0.19.0 (llama.cpp's converter): ``gguf.utility.SafetensorsLocal``.
+
+Its own header parser (``json.loads``) with a size check on N; tensors are
+``np.memmap`` ranges.  It ignores ``__metadata__`` by design, so the wrapper
+reports none (every case with metadata shows as wrong content).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Final
+
+from importlib.metadata import version
+from _spec import Tensors
+from gguf.utility import SafetensorsLocal
+
+NAME: Final = "gguf SafetensorsLocal"
+VERSION: Final = version("gguf")
+
+
+def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
+    """Each LocalTensor's dtype, shape and ``mmap_bytes()``."""
+    with SafetensorsLocal(Path(path)) as tensors:
+        out: Tensors = {
+            name: (t.dtype, list(t.shape), memoryview(t.mmap_bytes()))
+            for name, t in tensors.items()
+        }
+    return out, None

@@ -1,0 +1,61 @@
+"""HF ``safetensors`` 0.4.5, Python binding (a Rust core).
+
+``safe_open`` validates the file and gives the metadata; ``deserialize``
+gives every tensor's raw bytes.  Above 256 MiB the bytes are views of a
+mapping of the file (``deserialize`` would copy gigabytes).  ``save_file`` on
+numpy arrays writes.  0.4.5 predates F8_E8M0, the FNUZ F8s, F4 and F6.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Final
+
+import numpy as np
+import safetensors
+from _spec import DTYPES, Tensors, mapped_slices
+from safetensors.numpy import save_file
+
+NAME: Final = "safetensors (Python binding)"
+VERSION: Final = str(safetensors.__version__)
+_NEW: Final = {"F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "F4", "F6_E2M3", "F6_E3M2"}
+_NUMPY: Final = {
+    "BOOL": "bool", "U8": "uint8", "I8": "int8", "I16": "int16", "U16": "uint16",
+    "F16": "float16", "I32": "int32", "U32": "uint32", "F32": "float32",
+    "C64": "complex64", "F64": "float64", "I64": "int64", "U64": "uint64",
+}  # fmt: skip
+CAPABILITIES: Final = {
+    "read_dtypes": [d for d in DTYPES if d not in _NEW],
+    "write_dtypes": sorted(_NUMPY),
+}
+_IN_MEMORY: Final = 256 << 20
+
+
+def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
+    """Validate with ``safe_open``; take the bytes from ``deserialize``."""
+    with safetensors.safe_open(path, framework="numpy") as handle:
+        metadata = handle.metadata()
+        if os.path.getsize(path) > _IN_MEMORY:
+            names = list(handle.keys())
+            views = mapped_slices(path, names)
+            out: Tensors = {}
+            for name in names:
+                view = handle.get_slice(name)
+                out[name] = (view.get_dtype(), list(view.get_shape()), views[name])
+            return out, metadata
+    with open(path, "rb") as file:
+        data = file.read()
+    tensors = {
+        name: (str(info["dtype"]), list(info["shape"]), bytes(info["data"]))
+        for name, info in safetensors.deserialize(data)
+    }
+    return tensors, metadata
+
+
+def save(path: str, tensors: Tensors, metadata: dict[str, str] | None) -> None:
+    """``safetensors.numpy.save_file`` (numpy has no BF16 or F8 types)."""
+    arrays = {
+        name: np.frombuffer(data, dtype=_NUMPY[dtype]).reshape(shape)
+        for name, (dtype, shape, data) in tensors.items()
+    }
+    save_file(arrays, path, metadata=metadata)

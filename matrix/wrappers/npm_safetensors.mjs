@@ -1,0 +1,29 @@
+// npm `safetensors` 0.0.1: new SafeTensor(bytes) parses the header
+// (JSON.parse, no checks); getTensor(name) is a subarray of the buffer.
+// It has no error types of its own: a JSON syntax error or a RangeError is
+// taken as its refusal; a TypeError (it dereferences what is not there) is
+// a crash.  It reports no metadata (it treats __metadata__ as a tensor).
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { digest, serve } from "./_protocol.mjs";
+
+const require = createRequire(`${resolve(process.env.STSPEC_MATRIX_ENV ?? ".")}/`);
+const { SafeTensor } = require("safetensors");
+const { version } = require("safetensors/package.json");
+
+function read(path) {
+  // A fresh buffer: the library reads N through `buffer.buffer` from offset 0.
+  const st = new SafeTensor(new Uint8Array(readFileSync(path)));
+  const tensors = {};
+  for (const [name, info] of st.metadata) {
+    tensors[name] = { dtype: info.dtype, shape: info.shape, ...digest(st.getTensor(name)) };
+  }
+  return { metadata: null, tensors };
+}
+
+serve(
+  { protocol: 2, name: "safetensors (npm)", version, capabilities: {} },
+  read,
+  (error) => error instanceof SyntaxError || error instanceof RangeError,
+);

@@ -33,6 +33,18 @@ def main(argv: list[str] | None = None) -> int:
         help="where the JSON, Markdown and HTML go (default: results/)",
     )
     parser.add_argument(
+        "--python",
+        type=Path,
+        help="run the suite with this interpreter instead of setting up the "
+        "implementation's own environment (its packages must be installed there)",
+    )
+    parser.add_argument(
+        "-k",
+        dest="select",
+        metavar="EXPR",
+        help="only the suite tests matching this pytest -k expression (a partial run)",
+    )
+    parser.add_argument(
         "--keep-going",
         action="store_true",
         help="go on with the next implementation when one cannot be set up",
@@ -46,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     if os.nice(0) < 10:
         os.nice(10 - os.nice(0))
     failed: list[str] = []
-    if args.action in {"setup", "run", "all"}:
+    if args.action in {"setup", "run", "all"} and args.python is None:
         for impl in chosen:
             try:
                 envs.setup(impl)
@@ -59,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         args.results.mkdir(parents=True, exist_ok=True)
         for impl in chosen:
             if impl.name not in failed:
-                runner.run(impl, args.results)
+                runner.run(impl, args.results, python=args.python, select=args.select)
     if args.action in {"render", "all"}:
         render.render_dir(args.results)
     if failed:

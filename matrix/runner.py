@@ -39,7 +39,7 @@ OUTCOMES: Final = (
 )
 # A whole run that takes longer is interrupted (pytest still writes its report).
 RUN_LIMIT_S: Final = 1500
-_CASE_GROUPS: Final = {"must-accept", "must-reject", "tolerated"}
+_CASE_TESTS: Final = ("test_must_accept[", "test_must_reject[", "test_tolerated[")
 _CRASH_KIND: Final = re.compile(
     r"(?:crashed|crash)\s*(?:\(([^)]+)\)|:\s*(killed by signal \d+[^;,.]*|"
     r"exit status -?\d+|[A-Za-z_.]*(?:Error|Exception|Panic)\w*))"
@@ -58,7 +58,9 @@ def impl_spec(impl: Impl) -> str:
     return f"cmd:{envs.env_dir(impl.name) / 'bin' / impl.wrapper}"
 
 
-def _python(impl: Impl) -> Path:
+def _python(impl: Impl, python: Path | None = None) -> Path:
+    if python is not None:
+        return python
     return envs.python_of(impl.name) if impl.kind == "python" else envs.suite_python()
 
 
@@ -82,10 +84,10 @@ print(json.dumps({
 """
 
 
-def describe(impl: Impl) -> dict[str, Any]:
+def describe(impl: Impl, python: Path | None = None) -> dict[str, Any]:
     """What the suite makes of the wrapper: name, version, declaration."""
     done = subprocess.run(  # noqa: S603
-        [str(_python(impl)), "-c", _DESCRIBE, impl_spec(impl), str(impl.memory_limit_mib)],
+        [str(_python(impl, python)), "-c", _DESCRIBE, impl_spec(impl), str(impl.memory_limit_mib)],
         capture_output=True,
         text=True,
         env=_env(impl),
@@ -99,11 +101,13 @@ def describe(impl: Impl) -> dict[str, Any]:
     return described
 
 
-def _environment(impl: Impl) -> dict[str, Any]:
+def _environment(impl: Impl, python: Path | None) -> dict[str, Any]:
     out: dict[str, Any] = {"pins": {"pip": list(impl.pip), "npm": list(impl.npm)}}
+    if python is not None:
+        out["python"] = "given: " + str(python)
     if impl.kind == "python":
         done = subprocess.run(  # noqa: S603
-            [str(_python(impl)), "-m", "pip", "list", "--format=freeze"],
+            [str(_python(impl, python)), "-m", "pip", "list", "--format=freeze"],
             capture_output=True,
             text=True,
             check=False,
@@ -129,9 +133,11 @@ def _suite_commit() -> str:
     return done.stdout.strip() or "?"
 
 
-def _run_suite(impl: Impl, report: Path, log: Path) -> tuple[int, float]:
+def _run_suite(
+    impl: Impl, report: Path, log: Path, python: Path | None, select: str | None
+) -> tuple[int, float]:
     argv = [
-        str(_python(impl)),
+        str(_python(impl, python)),
         "-m",
         "pytest",
         "conformance",
@@ -144,6 +150,7 @@ def _run_suite(impl: Impl, report: Path, log: Path) -> tuple[int, float]:
         f"--report-json={report}",
         f"--case-timeout={impl.case_timeout_s:g}",
         f"--memory-limit={impl.memory_limit_mib}",
+        *(["-k", select] if select else []),
     ]
     start = time.monotonic()
     with log.open("w", encoding="utf-8") as out:
@@ -184,7 +191,7 @@ def classify(test: dict[str, Any]) -> str:
         return "not-applicable"
     if outcome == "accepted" and result != "passed":
         verdict = test.get("verdict")
-        if verdict in {"valid", "tolerated"} or test.get("group") not in _CASE_GROUPS:
+        if verdict in {"valid", "tolerated"} or not _is_case(test):
             return "wrong-content"
     if outcome in OUTCOMES:
         return outcome
@@ -204,6 +211,10 @@ def classify(test: dict[str, Any]) -> str:
     return "passed" if result == "passed" else "failed"
 
 
+def _is_case(test: dict[str, Any]) -> bool:
+    return bool(test.get("case")) and str(test.get("test")).startswith(_CASE_TESTS)
+
+
 def _entry(test: dict[str, Any]) -> dict[str, Any]:
     outcome = classify(test)
     message = str(test.get("message") or "")
@@ -211,7 +222,7 @@ def _entry(test: dict[str, Any]) -> dict[str, Any]:
     if outcome == "crashed" and (kind := _crash_kind(message)):
         entry["crash"] = kind
     if message and test.get("result") != "passed":
-        entry["detail"] = message[:300]
+        entry["detail"] = message.replace(str(envs.REPO) + "/", "")[:300]
     return entry
 
 
@@ -221,21 +232,32 @@ def convert(report: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     others: dict[str, Any] = {}
     for test in report.get("tests", []):
         entry = _entry(test)
-        if test.get("case") and test.get("group") in _CASE_GROUPS:
+        if _is_case(test):
             cases[str(test["case"])] = entry
         else:
             others[str(test.get("test") or test.get("nodeid"))] = entry
     return dict(sorted(cases.items())), dict(sorted(others.items()))
 
 
-def run(impl: Impl, results: Path) -> Path:
-    """Run the suite against ``impl``; write and return ``results/NAME.json``."""
+def run(
+    impl: Impl,
+    results: Path,
+    *,
+    python: Path | None = None,
+    select: str | None = None,
+) -> Path:
+    """Run the suite against ``impl``; write and return ``results/NAME.json``.
+
+    ``python``: run in this interpreter's environment instead of the
+    implementation's own (CI uses the dev environment); ``select``: a pytest
+    ``-k`` expression restricting the tests (the result is then partial).
+    """
     print(f"[matrix] running {impl.name}", file=sys.stderr, flush=True)
     folder = envs.env_dir(impl.name)
     folder.mkdir(parents=True, exist_ok=True)
     raw = folder / "report.json"
     raw.unlink(missing_ok=True)
-    code, seconds = _run_suite(impl, raw, folder / "run.log")
+    code, seconds = _run_suite(impl, raw, folder / "run.log", python, select)
     try:
         report = json.loads(raw.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -249,9 +271,9 @@ def run(impl: Impl, results: Path) -> Path:
             "kind": impl.kind,
             "note": impl.note,
             "called_as": impl_spec(impl).replace(str(envs.REPO) + "/", ""),
-            **describe(impl),
+            "described": describe(impl, python),
         },
-        "environment": _environment(impl),
+        "environment": _environment(impl, python),
         "suite": {
             "version": report.get("suite_version"),
             "commit": _suite_commit(),
@@ -263,7 +285,8 @@ def run(impl: Impl, results: Path) -> Path:
         "run": {
             "exit_status": code,
             "seconds": round(seconds),
-            "complete": bool(report),
+            "complete": bool(report) and not select,
+            **({"selected": select} if select else {}),
         },
         "summary": report.get("summary", {}),
         "cases": cases,

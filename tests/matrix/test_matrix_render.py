@@ -1,0 +1,106 @@
+"""results/*.json -> matrix.md and index.html: classes, bytes, determinism."""
+
+import json
+from pathlib import Path
+
+import pytest
+from matrix import render
+
+
+def _result(name: str, cases: dict[str, dict[str, object]]) -> dict[str, object]:
+    return {
+        "implementation": {
+            "name": name,
+            "title": f"{name} 1.0",
+            "language": "Python",
+            "described": {"capabilities": {"header_only": name == "b", "read_dtypes": ["F32"]}},
+        },
+        "run": {"seconds": 1, "complete": True},
+        "cases": cases,
+        "tests": {"test_writer_dtype[F32]": {"outcome": "passed", "ok": True}},
+    }
+
+
+@pytest.mark.parametrize(
+    ("verdict", "entry", "expected"),
+    [
+        ("valid", {"outcome": "accepted", "ok": True}, "ok-accept"),
+        ("valid", {"outcome": "accepted", "ok": False}, "wrong-content"),
+        ("valid", {"outcome": "rejected", "ok": False}, "should-accept"),
+        ("invalid", {"outcome": "rejected", "ok": True}, "ok-reject"),
+        ("invalid", {"outcome": "accepted", "ok": False}, "should-reject"),
+        ("invalid", {"outcome": "wrong-content", "ok": False}, "should-reject"),
+        ("tolerated", {"outcome": "accepted", "ok": True}, "i-accept"),
+        ("tolerated", {"outcome": "accepted", "ok": False}, "wrong-content"),
+        ("tolerated", {"outcome": "rejected", "ok": True}, "i-reject"),
+        ("invalid", {"outcome": "crashed", "ok": False}, "crashed"),
+        ("valid", {"outcome": "hung", "ok": False}, "hung"),
+        ("valid", {"outcome": "resource", "ok": False}, "resource"),
+        ("valid", {"outcome": "not-applicable", "ok": False}, "not-applicable"),
+        ("valid", None, "missing"),
+    ],
+)
+def test_cell_class(verdict, entry, expected):
+    assert render.cell_class(verdict, entry) == expected
+
+
+def test_bytes_show_the_header_as_text_and_mark_non_printables():
+    header = b'{"a\x00":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}\xff'
+    data = len(header).to_bytes(8, "little") + header + b"\x07"
+    shown = render.dump_bytes(data)
+    assert f"N={len(header)}" in shown
+    assert "&quot;dtype&quot;:&quot;U8&quot;" in shown
+    assert '<span class="np">&lt;00&gt;</span>' in shown
+    assert '<span class="np">&lt;FF&gt;</span>' in shown
+    assert "data: 07" in shown
+
+
+def test_bytes_of_a_short_or_truncated_file():
+    assert "shorter than 8 bytes" in render.dump_bytes(b"\x01\x02")
+    claims_more = (100).to_bytes(8, "little") + b"{}"
+    assert "file is 10 bytes" in render.dump_bytes(claims_more)
+
+
+@pytest.fixture
+def results_dir(tmp_path: Path) -> Path:
+    cases_a = {
+        "y_dtype_f32_values": {"outcome": "accepted", "ok": True},
+        "n_layout_hole_between_tensors": {"outcome": "accepted", "ok": False},
+    }
+    cases_b = {
+        "y_dtype_f32_values": {"outcome": "rejected", "ok": False},
+        "n_layout_hole_between_tensors": {"outcome": "crashed", "ok": False, "crash": "signal 11"},
+    }
+    for name, cases in (("a", cases_a), ("b", cases_b)):
+        (tmp_path / f"{name}.json").write_text(json.dumps(_result(name, cases)))
+    return tmp_path
+
+
+def test_render_is_deterministic_and_complete(results_dir: Path):
+    render.render_dir(results_dir)
+    page = (results_dir / "index.html").read_text()
+    table = (results_dir / "matrix.md").read_text()
+    render.render_dir(results_dir)
+    assert (results_dir / "index.html").read_text() == page
+    assert (results_dir / "matrix.md").read_text() == table
+    manifest = json.loads((render.envs.REPO / "corpus" / "manifest.json").read_text())
+    assert page.count('class="case"') == len(manifest["cases"])
+    assert 'href="../spec/SPEC.md#layout-hole"' in page
+    assert "signal 11" in page
+    assert "http" not in page.split("<body>")[0]  # no external assets in the head
+    # the summary row of "a": one y_ ok, one n_ accepted
+    row = next(line for line in table.splitlines() if line.startswith("| a 1.0"))
+    assert "| header-only" not in row
+    assert "`n_layout_hole_between_tensors` | LAYOUT-HOLE | ACC | CRASH |" in table
+
+
+def test_pruned_view_groups_identical_outcomes(results_dir: Path):
+    render.render_dir(results_dir)
+    page = (results_dir / "index.html").read_text()
+    pruned = page.split('id="pruned-table"')[1].split("</table>")[0]
+    groups = pruned.count('class="group"')
+    # the two cases with results differ; every other case is one "missing" group
+    # per verdict (valid, invalid, tolerated)
+    assert groups == 5
+    first = pruned.split('class="group"')[1]
+    assert "n_layout_hole_between_tensors" in first  # the dangerous group leads

@@ -14,7 +14,20 @@ import sys
 from pathlib import Path
 
 from matrix import envs, render, runner
-from matrix.impls import IMPLS, by_name
+from matrix.impls import IMPLS, Impl, by_name
+
+
+def _setup(chosen: list[Impl], *, keep_going: bool) -> list[str]:
+    failed = []
+    for impl in chosen:
+        try:
+            envs.setup(impl)
+        except Exception as exc:  # noqa: BLE001 - reported, then next or stop
+            print(f"[matrix] setup of {impl.name} failed: {exc}", file=sys.stderr)
+            failed.append(impl.name)
+            if not keep_going:
+                break
+    return failed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,14 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(10 - os.nice(0))
     failed: list[str] = []
     if args.action in {"setup", "run", "all"} and args.python is None:
-        for impl in chosen:
-            try:
-                envs.setup(impl)
-            except Exception as exc:  # noqa: BLE001 - reported, then next or stop
-                print(f"[matrix] setup of {impl.name} failed: {exc}", file=sys.stderr)
-                if not args.keep_going:
-                    return 1
-                failed.append(impl.name)
+        failed = _setup(chosen, keep_going=args.keep_going)
+        if failed and not args.keep_going:
+            return 1
     if args.action in {"run", "all"}:
         args.results.mkdir(parents=True, exist_ok=True)
         for impl in chosen:

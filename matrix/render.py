@@ -10,54 +10,98 @@ from __future__ import annotations
 import html
 import json
 from collections import Counter, defaultdict
-from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 from matrix.impls import IMPLS
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = ["CELL", "cell_class", "dump_bytes", "load_results", "render_dir"]
 
 # cell class -> (short text, colour, legend)
 CELL: Final = {
-    "ok-accept": ("ok", "#3c9a3c", "valid file accepted with exactly the expected content"),
+    "ok-accept": (
+        "ok",
+        "#3c9a3c",
+        "valid file accepted with exactly the expected content",
+    ),
     "ok-reject": ("ok", "#74c474", "invalid file rejected"),
-    "should-reject": ("ACC", "#d62728", "invalid file ACCEPTED (should have been rejected)"),
-    "should-accept": ("rej", "#f0b400", "valid file rejected (should have been accepted)"),
-    "wrong-content": ("diff", "#9b3fb5", "accepted, but loaded other bytes, dtypes, shapes or metadata"),
-    "i-accept": ("acc", "#6fa8dc", "implementation-defined file: accepted (exactly as expected)"),
+    "should-reject": (
+        "ACC",
+        "#d62728",
+        "invalid file ACCEPTED (should have been rejected)",
+    ),
+    "should-accept": (
+        "rej",
+        "#f0b400",
+        "valid file rejected (should have been accepted)",
+    ),
+    "wrong-content": (
+        "diff",
+        "#9b3fb5",
+        "accepted, but loaded other bytes, dtypes, shapes or metadata",
+    ),
+    "i-accept": (
+        "acc",
+        "#6fa8dc",
+        "implementation-defined file: accepted (exactly as expected)",
+    ),
     "i-reject": ("rej", "#1f5f99", "implementation-defined file: rejected"),
-    "crashed": ("CRASH", "#111111", "crashed (signal, exit status, unexpected exception)"),
+    "crashed": (
+        "CRASH",
+        "#111111",
+        "crashed (signal, exit status, unexpected exception)",
+    ),
     "hung": ("hang", "#7f7f7f", "no answer within the time limit"),
     "resource": ("res", "#b5651d", "ran past its CPU-time or memory allowance"),
-    "invalid-output": ("bad", "#e377c2", "answer malformed (e.g. a non-string metadata value passed through)"),
-    "not-applicable": ("n/a", "#f4f4f4", "outside the implementation's declared capabilities"),
+    "invalid-output": (
+        "bad",
+        "#e377c2",
+        "answer malformed (e.g. a non-string metadata value passed through)",
+    ),
+    "not-applicable": (
+        "n/a",
+        "#f4f4f4",
+        "outside the implementation's declared capabilities",
+    ),
     "missing": ("?", "#ffffff", "no result (the run did not reach this case)"),
-}  # fmt: skip
+}
 _DARK: Final = {"crashed", "should-reject", "i-reject", "wrong-content", "ok-accept"}
 _SHOWN_BYTES: Final = 384
 _RULE_ANCHOR: Final = "../spec/SPEC.md#{}"
 
 
+# (verdict, accepted, passed) -> class, for the outcomes accepted and rejected
+_VERDICT_CELL: Final = {
+    ("valid", True, True): "ok-accept",
+    ("valid", True, False): "wrong-content",
+    ("invalid", True, True): "should-reject",
+    ("invalid", True, False): "should-reject",
+    ("tolerated", True, True): "i-accept",
+    ("tolerated", True, False): "wrong-content",
+}
+_REJECTED_CELL: Final = {
+    "valid": "should-accept",
+    "invalid": "ok-reject",
+    "tolerated": "i-reject",
+}
+
+
 def cell_class(verdict: str, entry: dict[str, Any] | None) -> str:
-    """The colour class of one case for one implementation."""
+    """Give the colour class of one case for one implementation."""
     if entry is None:
         return "missing"
     outcome = str(entry.get("outcome"))
-    if outcome in {"crashed", "hung", "resource", "invalid-output", "not-applicable"}:
-        return outcome
     if outcome == "wrong-content":
-        return "should-reject" if verdict == "invalid" else "wrong-content"
-    accepted = outcome == "accepted"
-    if verdict == "valid":
-        if accepted:
-            return "ok-accept" if entry.get("ok") else "wrong-content"
-        return "should-accept"
-    if verdict == "invalid":
-        return "should-reject" if accepted else "ok-reject"
-    if accepted:
-        return "i-accept" if entry.get("ok") else "wrong-content"
-    return "i-reject"
+        outcome = "accepted"
+        entry = {**entry, "ok": False}
+    elif outcome in CELL:
+        return outcome
+    if outcome == "accepted":
+        return _VERDICT_CELL[verdict, True, bool(entry.get("ok"))]
+    return _REJECTED_CELL[verdict]
 
 
 def load_results(folder: Path) -> list[dict[str, Any]]:
@@ -105,7 +149,9 @@ def dump_bytes(data: bytes, limit: int = _SHOWN_BYTES) -> str:
         else:
             parts.append(html.escape(char))
     if 8 + length > end:
-        parts.append(f'<span class="more">… header continues to byte {8 + length}</span>')
+        parts.append(
+            f'<span class="more">… header continues to byte {8 + length}</span>'
+        )
     rest = data[8 + length :] if 8 + length <= len(data) else b""
     if rest:
         shown = rest[:64].hex(" ")
@@ -152,12 +198,16 @@ def _style() -> str:
         "body{font-family:system-ui,sans-serif;margin:1em;color:#222}",
         "table{border-collapse:collapse;font-size:12px}",
         "th,td{border:1px solid #ccc;padding:2px 4px;vertical-align:top}",
-        "th.impl{writing-mode:vertical-rl;transform:rotate(180deg);"
-        "white-space:nowrap;max-height:18em}",
+        (
+            "th.impl{writing-mode:vertical-rl;transform:rotate(180deg);"
+            "white-space:nowrap;max-height:18em}"
+        ),
         "td.c{text-align:center;min-width:2.6em;font-weight:600}",
         "td.id{font-family:monospace;white-space:nowrap}",
-        "pre,.bytes{font-family:monospace;white-space:pre-wrap;word-break:break-all;"
-        "max-width:60em;margin:0}",
+        (
+            "pre,.bytes{font-family:monospace;white-space:pre-wrap;word-break:break-all;"
+            "max-width:60em;margin:0}"
+        ),
         ".np{background:#ffe08a;color:#8a0000;border-radius:2px}",
         ".n{color:#555}.data{color:#336}.more{color:#888;font-style:italic}",
         "details summary{cursor:pointer;color:#336}",
@@ -174,7 +224,8 @@ def _header_row(results: list[dict[str, Any]], first: list[str]) -> str:
     for result in results:
         impl = result["implementation"]
         title = f"{impl.get('title', impl['name'])} — {impl.get('language', '')}"
-        cells += f'<th class="impl" title="{html.escape(title)}">{html.escape(impl["name"])}</th>'
+        name = html.escape(impl["name"])
+        cells += f'<th class="impl" title="{html.escape(title)}">{name}</th>'
     return f"<tr>{cells}</tr>"
 
 
@@ -197,8 +248,10 @@ def _groups(
 
 def _implementations_table(results: list[dict[str, Any]]) -> str:
     rows = [
-        "<tr><th>column</th><th>implementation</th><th>language</th>"
-        "<th>declared</th><th>called as</th><th>run</th></tr>"
+        (
+            "<tr><th>column</th><th>implementation</th><th>language</th>"
+            "<th>declared</th><th>called as</th><th>run</th></tr>"
+        )
     ]
     for result in results:
         impl = result["implementation"]
@@ -235,7 +288,9 @@ def _declaration(caps: dict[str, Any]) -> str:
         parts.append("absent metadata = {}")
     if caps.get("write"):
         writes = caps.get("write_dtypes") or []
-        parts.append("writer" + (f" ({len(writes)} dtypes)" if len(writes) < 22 else ""))
+        parts.append(
+            "writer" + (f" ({len(writes)} dtypes)" if len(writes) < 22 else "")
+        )
     return "; ".join(parts)
 
 
@@ -281,10 +336,12 @@ def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) 
     lines = [
         "# Results matrix",
         "",
-        "Generated by `python -m matrix render` from `results/*.json` "
-        "(see the README, \"Results matrix\"). One row per implementation; "
-        f"counts of the {len(cases)} corpus cases by outcome. "
-        "The per-case table is `index.html`.",
+        (
+            "Generated by `python -m matrix render` from `results/*.json` "
+            '(see the README, "Results matrix"). One row per implementation; '
+            f"counts of the {len(cases)} corpus cases by outcome. "
+            "The per-case table is `index.html`."
+        ),
         "",
         "| implementation | language | declared | "
         + " | ".join(heads[c] for c in cols)
@@ -341,20 +398,26 @@ def render_html(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> s
         "<title>safetensors results matrix</title>",
         f"<style>{_style()}</style></head><body>",
         "<h1>safetensors results matrix</h1>",
-        f"<p>{len(cases)} corpus cases × {len(results)} implementations, "
-        "each run through <code>pytest conformance</code>. Generated from "
-        "<code>results/*.json</code> by <code>python -m matrix render</code>.</p>",
+        (
+            f"<p>{len(cases)} corpus cases &times; {len(results)} implementations, "
+            "each run through <code>pytest conformance</code>. Generated from "
+            "<code>results/*.json</code> by <code>python -m matrix render</code>.</p>"
+        ),
         "<h2>Implementations</h2>",
         _implementations_table(results),
         "<h2>Legend</h2><table class=legend>",
     ]
     for cls, (text, _, legend) in CELL.items():
-        out.append(f'<tr><td class="c {cls}">{text}</td><td>{html.escape(legend)}</td></tr>')
+        out.append(
+            f'<tr><td class="c {cls}">{text}</td><td>{html.escape(legend)}</td></tr>'
+        )
     out += [
         "</table>",
         '<h2 id="pruned">Pruned view: cases grouped by identical outcomes</h2>',
-        "<p>One row per group of cases with the same verdict and the same outcome "
-        "in every column; the groups with the most dangerous outcomes first.</p>",
+        (
+            "<p>One row per group of cases with the same verdict and the same outcome "
+            "in every column; the groups with the most dangerous outcomes first.</p>"
+        ),
         '<table id="pruned-table">',
         _header_row(results, ["cases", "verdict"]),
     ]
@@ -365,9 +428,7 @@ def render_html(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> s
         )
         if len(members) > 6:
             names += f" … (+{len(members) - 6})"
-        cells = "".join(
-            _cell(cls, None) for cls in vector
-        )
+        cells = "".join(_cell(cls, None) for cls in vector)
         out.append(
             f'<tr class="group"><td>{len(members)} case(s): {names}</td>'
             f"<td>{html.escape(str(members[0]['verdict']))}</td>{cells}</tr>"

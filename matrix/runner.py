@@ -17,12 +17,13 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from matrix.impls import Impl
 
 __all__ = ["OUTCOMES", "classify", "convert", "impl_spec", "run"]
@@ -87,7 +88,13 @@ print(json.dumps({
 def describe(impl: Impl, python: Path | None = None) -> dict[str, Any]:
     """What the suite makes of the wrapper: name, version, declaration."""
     done = subprocess.run(  # noqa: S603
-        [str(_python(impl, python)), "-c", _DESCRIBE, impl_spec(impl), str(impl.memory_limit_mib)],
+        [
+            str(_python(impl, python)),
+            "-c",
+            _DESCRIBE,
+            impl_spec(impl),
+            str(impl.memory_limit_mib),
+        ],
         capture_output=True,
         text=True,
         env=_env(impl),

@@ -22,5 +22,6 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     """Copy the file to a CPU buffer and take every tensor from it."""
     with fastsafe_open(path, framework="pt", device="cpu", nogds=True) as handle:
         (metadata,) = handle.metadata().values()
-        tensors: Tensors = {name: as_spec(handle.get_tensor(name)) for name in handle.keys()}  # noqa: SIM118
+        names = handle.keys()  # a method of the handle, not of a dict
+        tensors: Tensors = {name: as_spec(handle.get_tensor(name)) for name in names}
     return tensors, dict(metadata) if metadata != "" else None

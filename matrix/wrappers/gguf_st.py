@@ -7,10 +7,10 @@ reports none (every case with metadata shows as wrong content).
 
 from __future__ import annotations
 
+from importlib.metadata import version
 from pathlib import Path
 from typing import Final
 
-from importlib.metadata import version
 from _spec import Tensors
 from gguf.utility import SafetensorsLocal
 

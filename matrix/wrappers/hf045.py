@@ -47,7 +47,7 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
         data = file.read()
     tensors = {
         name: (str(info["dtype"]), list(info["shape"]), bytes(info["data"]))
-        for name, info in safetensors.deserialize(data)
+        for name, info in safetensors.deserialize(data)  # type: ignore[no-untyped-call]
     }
     return tensors, metadata
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-import pure_safetensors as ps  # type: ignore[import-untyped]
-from pure_safetensors.exc import SafeTensorError  # type: ignore[import-untyped]
+import pure_safetensors as ps
+from pure_safetensors.exc import SafeTensorError
 
 NAME: Final = "pure-safetensors"
 VERSION: Final = "0.3.2"

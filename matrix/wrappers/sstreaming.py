@@ -21,6 +21,7 @@ CAPABILITIES: Final = {"metadata_presence": False}
 def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     """Every tensor through ``get_tensor``; ``{}`` metadata means none."""
     with sst.safe_open(path) as handle:
-        tensors: Tensors = {name: as_spec(handle.get_tensor(name)) for name in handle.keys()}  # noqa: SIM118
+        names = handle.keys()  # a method of the handle, not of a dict
+        tensors: Tensors = {name: as_spec(handle.get_tensor(name)) for name in names}
         metadata = dict(handle.metadata() or {})
     return tensors, metadata or None

@@ -6,6 +6,8 @@ from pathlib import Path
 import pytest
 from matrix import render
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 def _result(name: str, cases: dict[str, dict[str, object]]) -> dict[str, object]:
     return {
@@ -13,7 +15,9 @@ def _result(name: str, cases: dict[str, dict[str, object]]) -> dict[str, object]
             "name": name,
             "title": f"{name} 1.0",
             "language": "Python",
-            "described": {"capabilities": {"header_only": name == "b", "read_dtypes": ["F32"]}},
+            "described": {
+                "capabilities": {"header_only": name == "b", "read_dtypes": ["F32"]}
+            },
         },
         "run": {"seconds": 1, "complete": True},
         "cases": cases,
@@ -40,11 +44,13 @@ def _result(name: str, cases: dict[str, dict[str, object]]) -> dict[str, object]
         ("valid", None, "missing"),
     ],
 )
-def test_cell_class(verdict, entry, expected):
+def test_cell_class(
+    verdict: str, entry: dict[str, object] | None, expected: str
+) -> None:
     assert render.cell_class(verdict, entry) == expected
 
 
-def test_bytes_show_the_header_as_text_and_mark_non_printables():
+def test_bytes_show_the_header_as_text_and_mark_non_printables() -> None:
     header = b'{"a\x00":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}\xff'
     data = len(header).to_bytes(8, "little") + header + b"\x07"
     shown = render.dump_bytes(data)
@@ -55,7 +61,7 @@ def test_bytes_show_the_header_as_text_and_mark_non_printables():
     assert "data: 07" in shown
 
 
-def test_bytes_of_a_short_or_truncated_file():
+def test_bytes_of_a_short_or_truncated_file() -> None:
     assert "shorter than 8 bytes" in render.dump_bytes(b"\x01\x02")
     claims_more = (100).to_bytes(8, "little") + b"{}"
     assert "file is 10 bytes" in render.dump_bytes(claims_more)
@@ -69,21 +75,25 @@ def results_dir(tmp_path: Path) -> Path:
     }
     cases_b = {
         "y_dtype_f32_values": {"outcome": "rejected", "ok": False},
-        "n_layout_hole_between_tensors": {"outcome": "crashed", "ok": False, "crash": "signal 11"},
+        "n_layout_hole_between_tensors": {
+            "outcome": "crashed",
+            "ok": False,
+            "crash": "signal 11",
+        },
     }
     for name, cases in (("a", cases_a), ("b", cases_b)):
         (tmp_path / f"{name}.json").write_text(json.dumps(_result(name, cases)))
     return tmp_path
 
 
-def test_render_is_deterministic_and_complete(results_dir: Path):
+def test_render_is_deterministic_and_complete(results_dir: Path) -> None:
     render.render_dir(results_dir)
     page = (results_dir / "index.html").read_text()
     table = (results_dir / "matrix.md").read_text()
     render.render_dir(results_dir)
     assert (results_dir / "index.html").read_text() == page
     assert (results_dir / "matrix.md").read_text() == table
-    manifest = json.loads((render.envs.REPO / "corpus" / "manifest.json").read_text())
+    manifest = json.loads((REPO / "corpus" / "manifest.json").read_text())
     assert page.count('class="case"') == len(manifest["cases"])
     assert 'href="../spec/SPEC.md#layout-hole"' in page
     assert "signal 11" in page
@@ -94,7 +104,7 @@ def test_render_is_deterministic_and_complete(results_dir: Path):
     assert "`n_layout_hole_between_tensors` | LAYOUT-HOLE | ACC | CRASH |" in table
 
 
-def test_pruned_view_groups_identical_outcomes(results_dir: Path):
+def test_pruned_view_groups_identical_outcomes(results_dir: Path) -> None:
     render.render_dir(results_dir)
     page = (results_dir / "index.html").read_text()
     pruned = page.split('id="pruned-table"')[1].split("</table>")[0]

@@ -15,7 +15,6 @@ import zlib
 from pathlib import Path
 
 import pytest
-from matrix import runner
 
 REPO = Path(__file__).resolve().parents[2]
 SELECT = (
@@ -42,13 +41,15 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
-def test_each_case_gets_its_outcome(results: Path):
+def test_each_case_gets_its_outcome(results: Path) -> None:
     ref = json.loads((results / "reference.json").read_text())
     hf = json.loads((results / "hf-0.8.0.json").read_text())
     assert ref["run"]["complete"] is False  # a -k run says it is partial
     assert ref["run"]["selected"] == SELECT
     assert ref["cases"]["y_dtype_f32_values"] == {"outcome": "accepted", "ok": True}
-    assert ref["cases"]["n_structure_duplicate_tensor_identical"]["outcome"] == "rejected"
+    assert (
+        ref["cases"]["n_structure_duplicate_tensor_identical"]["outcome"] == "rejected"
+    )
     assert ref["cases"]["i_text_leading_space"]["outcome"] == "rejected"
     # HF's documented deviations (README): duplicates accepted, leading space too
     dup = hf["cases"]["n_structure_duplicate_tensor_identical"]
@@ -67,7 +68,9 @@ def _chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
         if os.environ.get("CI"):
-            pytest.fail("chromium is not installed (.ci/setup installs Debian's package)")
+            pytest.fail(
+                "chromium is not installed (.ci/setup installs Debian's package)"
+            )
         pytest.skip("chromium is not installed here (CI installs it)")
     return found
 
@@ -106,19 +109,19 @@ def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
     rows: list[bytes] = []
     prev = bytearray(stride)
     for y in range(height):
-        kind = raw[y * (stride + 1)]
+        filter_type = raw[y * (stride + 1)]
         line = bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
         for i in range(stride):
             a = line[i - channels] if i >= channels else 0
             b = prev[i]
             c = prev[i - channels] if i >= channels else 0
-            if kind == 1:
+            if filter_type == 1:
                 line[i] = (line[i] + a) & 0xFF
-            elif kind == 2:
+            elif filter_type == 2:
                 line[i] = (line[i] + b) & 0xFF
-            elif kind == 3:
+            elif filter_type == 3:
                 line[i] = (line[i] + (a + b) // 2) & 0xFF
-            elif kind == 4:
+            elif filter_type == 4:
                 p = a + b - c
                 pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
                 pred = a if pa <= pb and pa <= pc else b if pb <= pc else c
@@ -128,7 +131,7 @@ def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:
     return width, channels, rows
 
 
-def test_page_renders_in_chromium(results: Path, tmp_path: Path):
+def test_page_renders_in_chromium(results: Path, tmp_path: Path) -> None:
     page = results / "index.html"
     dom = _chromium_run(page, tmp_path, "--dump-dom")
     manifest = json.loads((REPO / "corpus" / "manifest.json").read_text())
@@ -145,10 +148,13 @@ def test_page_renders_in_chromium(results: Path, tmp_path: Path):
     assert "should-reject" in first_group
 
 
-def test_page_paints_the_outcome_colours(results: Path, tmp_path: Path):
+def test_page_paints_the_outcome_colours(results: Path, tmp_path: Path) -> None:
     shot = tmp_path / "page.png"
     _chromium_run(
-        results / "index.html", tmp_path, "--window-size=1200,1400", f"--screenshot={shot}"
+        results / "index.html",
+        tmp_path,
+        "--window-size=1200,1400",
+        f"--screenshot={shot}",
     )
     width, channels, rows = _png_pixels(shot.read_bytes())
     colours = set()

@@ -1,8 +1,10 @@
-"""``python -m matrix [setup|run|render|all] [--only NAME ...]``.
+"""``python -m matrix [setup|run|probe|render|all] [--only NAME ...]``.
 
 ``all`` (the default) sets up every environment, runs the suite against each
-implementation in turn and renders ``results/``.  ``--only`` restricts setup and
-runs to the named implementations; ``render`` always uses every JSON file in
+implementation in turn (and probes what it loads from each n_ and i_ file)
+and renders ``results/``.  ``probe`` repeats only the probe, into the
+existing ``results/NAME.json``.  ``--only`` restricts setup, runs and probes
+to the named implementations; ``render`` always uses every JSON file in
 ``results/``.
 """
 
@@ -16,26 +18,12 @@ from pathlib import Path
 from matrix import envs, render, runner
 from matrix.impls import IMPLS, Impl, by_name
 
-
-def _setup(chosen: list[Impl], *, keep_going: bool) -> list[str]:
-    failed = []
-    for impl in chosen:
-        try:
-            envs.setup(impl)
-        except Exception as exc:  # noqa: BLE001 - reported, then next or stop
-            print(f"[matrix] setup of {impl.name} failed: {exc}", file=sys.stderr)
-            failed.append(impl.name)
-            if not keep_going:
-                break
-    return failed
+ACTIONS = ("setup", "run", "probe", "render", "all")
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Parse the command line and do what it says; the exit status."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m matrix", description=__doc__)
-    parser.add_argument(
-        "action", nargs="?", default="all", choices=("setup", "run", "render", "all")
-    )
+    parser.add_argument("action", nargs="?", default="all", choices=ACTIONS)
     parser.add_argument(
         "--only", action="append", default=[], metavar="NAME", help="repeatable"
     )
@@ -62,6 +50,25 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="go on with the next implementation when one cannot be set up",
     )
+    return parser
+
+
+def _setup(chosen: list[Impl], *, keep_going: bool) -> list[str]:
+    failed = []
+    for impl in chosen:
+        try:
+            envs.setup(impl)
+        except Exception as exc:  # noqa: BLE001 - reported, then next or stop
+            print(f"[matrix] setup of {impl.name} failed: {exc}", file=sys.stderr)
+            failed.append(impl.name)
+            if not keep_going:
+                break
+    return failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse the command line and do what it says; the exit status."""
+    parser = _parser()
     args = parser.parse_args(argv)
     try:
         chosen = [by_name(n) for n in args.only] if args.only else list(IMPLS)
@@ -71,15 +78,18 @@ def main(argv: list[str] | None = None) -> int:
     if os.nice(0) < 10:
         os.nice(10 - os.nice(0))
     failed: list[str] = []
-    if args.action in {"setup", "run", "all"} and args.python is None:
+    if args.action != "render" and args.python is None:
         failed = _setup(chosen, keep_going=args.keep_going)
         if failed and not args.keep_going:
             return 1
+    ready = [impl for impl in chosen if impl.name not in failed]
     if args.action in {"run", "all"}:
         args.results.mkdir(parents=True, exist_ok=True)
-        for impl in chosen:
-            if impl.name not in failed:
-                runner.run(impl, args.results, python=args.python, select=args.select)
+        for impl in ready:
+            runner.run(impl, args.results, python=args.python, select=args.select)
+    elif args.action == "probe":
+        for impl in ready:
+            runner.reprobe(impl, args.results)
     if args.action in {"render", "all"}:
         render.render_dir(args.results)
     if failed:

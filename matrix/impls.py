@@ -29,7 +29,7 @@ class Impl:
     title: str  # what a person calls it, with the version
     language: str  # the language of the parser itself
     kind: Literal["python", "cmd"]
-    wrapper: str  # file under matrix/wrappers/
+    wrapper: str  # file under matrix/wrappers/ (or builtin:NAME, the suite's own)
     pip: tuple[str, ...] = ()
     npm: tuple[str, ...] = ()
     apt: tuple[str, ...] = ()
@@ -39,6 +39,7 @@ class Impl:
     memory_limit_mib: int = 2048  # RLIMIT_AS per case
     case_timeout_s: float = 10.0
     note: str = ""  # how it is called, shown under the table
+    probe: str | None = None  # the wrapper matrix.probe calls (default: wrapper)
     ci: bool = False  # cheap enough for CI's machinery test
 
 
@@ -52,6 +53,7 @@ IMPLS: Final = (
         "python",
         "builtin:reference",
         note="the strict reference reader and writer",
+        probe="reference_st.py",
         ci=True,
     ),
     Impl(
@@ -61,6 +63,7 @@ IMPLS: Final = (
         "python",
         "builtin:safetensors",
         pip=("safetensors==0.8.0", NUMPY),
+        probe="hf_binding.py",
         note="the suite's built-in adapter: safe_open, deserialize, serialize_file",
         ci=True,
     ),
@@ -69,7 +72,7 @@ IMPLS: Final = (
         "safetensors 0.4.5 (HF, Python binding)",
         "Rust",
         "python",
-        "hf045.py",
+        "hf_binding.py",
         pip=("safetensors==0.4.5", NUMPY),
         note="safe_open validates; bytes from deserialize (mmap slices above 256 MiB)",
     ),

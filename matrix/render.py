@@ -14,11 +14,19 @@ from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 from matrix.impls import IMPLS
+from matrix.probe import differs
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["CELL", "cell_class", "dump_bytes", "load_results", "render_dir"]
+__all__ = [
+    "CELL",
+    "cell_class",
+    "differentials",
+    "dump_bytes",
+    "load_results",
+    "render_dir",
+]
 
 # cell class -> (short text, colour, legend)
 CELL: Final = {
@@ -323,6 +331,48 @@ def _summary_columns() -> list[str]:
     ]
 
 
+Differential = tuple[str, list[tuple[list[str], dict[str, Any]]]]
+
+
+def differentials(results: list[dict[str, Any]]) -> list[Differential]:
+    """Files that two accepting readers load differently, from ``probe``.
+
+    Per case: the groups of implementations that loaded the same thing (names,
+    dtypes, shapes, and bytes where both readers gave them), when there is
+    more than one group.
+    """
+    out: list[Differential] = []
+    case_ids = sorted({c for r in results for c in r.get("probe", {})})
+    for case_id in case_ids:
+        groups: list[tuple[list[str], dict[str, Any]]] = []
+        for result in results:
+            answer = result.get("probe", {}).get(case_id)
+            if not answer or answer.get("result") != "accepted":
+                continue
+            name = result["implementation"]["name"]
+            for members, first in groups:
+                if not differs(first, answer):
+                    members.append(name)
+                    break
+            else:
+                groups.append(([name], answer))
+        if len(groups) > 1:
+            out.append((case_id, groups))
+    return out
+
+
+def describe_loaded(answer: dict[str, Any], limit: int = 4) -> str:
+    """``name DTYPE[shape] sha256-prefix`` per tensor, for a differential."""
+    tensors = answer.get("tensors") or {}
+    parts = []
+    for name, (dtype, shape, digest) in list(tensors.items())[:limit]:
+        short = str(digest)[:8] if digest else "no bytes"
+        parts.append(f"{name!r} {dtype}{list(shape or [])} {short}")
+    if len(tensors) > limit:
+        parts.append(f"... {answer.get('tensors_total', len(tensors))} tensors")
+    return "; ".join(parts) or "no tensors"
+
+
 def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> str:
     """The summary table (one row per implementation) and the disagreements."""
     cols = _summary_columns()
@@ -376,6 +426,24 @@ def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) 
             f"| `{case['id']}` | {', '.join(case.get('rules', []))} | "
             + " | ".join(CELL[c][0] for c in classes)
             + " |"
+        )
+    found = differentials(results)
+    lines += [
+        "",
+        "## Parser differentials",
+        "",
+        (
+            "Files that two implementations both accept but load differently "
+            "(what each loaded, from `matrix.probe`): "
+            f"{len(found)} case(s)."
+        ),
+        "",
+    ]
+    for case_id, groups in found:
+        lines.append(f"- `{case_id}`:")
+        lines.extend(
+            f"  - {', '.join(names)}: {describe_loaded(answer)}"
+            for names, answer in groups
         )
     legend = "; ".join(f"`{text}` {legend}" for text, _, legend in CELL.values())
     lines += ["", f"Legend: {legend}.", ""]
@@ -433,8 +501,8 @@ def render_html(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> s
             f'<tr class="group"><td>{len(members)} case(s): {names}</td>'
             f"<td>{html.escape(str(members[0]['verdict']))}</td>{cells}</tr>"
         )
+    out += ["</table>", *_differentials_html(results)]
     out += [
-        "</table>",
         '<h2 id="full">Full view: one row per case</h2>',
         '<table id="full-table">',
         _header_row(results, ["case", "rules", "bytes"]),
@@ -455,6 +523,35 @@ def render_html(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> s
         )
     out += ["</table>", "</body></html>", ""]
     return "\n".join(out)
+
+
+def _differentials_html(results: list[dict[str, Any]]) -> list[str]:
+    found = differentials(results)
+    out = [
+        '<h2 id="differentials">Parser differentials</h2>',
+        (
+            f"<p>{len(found)} file(s) that two implementations both accept but load "
+            "differently (names, dtypes, shapes, or bytes where both give them).</p>"
+        ),
+        (
+            '<table id="differentials-table"><tr><th>case</th><th>implementations</th>'
+            "<th>what they loaded</th></tr>"
+        ),
+    ]
+    for case_id, groups in found:
+        for i, (names, answer) in enumerate(groups):
+            head = (
+                f'<td rowspan="{len(groups)}" class=id>'
+                f'<a href="#{html.escape(case_id)}">{html.escape(case_id)}</a></td>'
+                if i == 0
+                else ""
+            )
+            out.append(
+                f'<tr class="differential">{head}<td>{html.escape(", ".join(names))}'
+                f"</td><td class=id>{html.escape(describe_loaded(answer))}</td></tr>"
+            )
+    out.append("</table>")
+    return out
 
 
 def render_dir(folder: Path) -> None:

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Final
 
-from matrix import envs
+from matrix import envs, probe
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -246,6 +246,44 @@ def convert(report: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return dict(sorted(cases.items())), dict(sorted(others.items()))
 
 
+_PROBED_TENSORS: Final = 16
+
+
+def _probe(impl: Impl) -> dict[str, Any]:
+    """What the implementation loads from each n_ and i_ file (matrix.probe)."""
+    files = sorted(
+        path
+        for path in (envs.REPO / "corpus" / "files").glob("*.safetensors")
+        if path.name.startswith(("n_", "i_"))
+    )
+    out: dict[str, Any] = {}
+    for case, answer in probe.probe(impl, files).items():
+        answer.pop("file", None)
+        if "error" in answer:
+            answer["error"] = str(answer["error"]).replace(str(envs.REPO) + "/", "")
+        tensors = answer.get("tensors")
+        if isinstance(tensors, dict) and len(tensors) > _PROBED_TENSORS:
+            answer["tensors"] = dict(sorted(tensors.items())[:_PROBED_TENSORS])
+            answer["tensors_total"] = len(tensors)
+        out[case] = answer
+    return out
+
+
+def reprobe(impl: Impl, results: Path) -> None:
+    """Probe again and replace ``probe`` in an existing ``results/NAME.json``."""
+    path = results / f"{impl.name}.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["probe"] = _probe(impl)
+    _write(path, data)
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(
+        json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+
+
 def run(
     impl: Impl,
     results: Path,
@@ -270,6 +308,7 @@ def run(
     except (OSError, ValueError):
         report = {}
     cases, others = convert(report)
+    loaded = _probe(impl) if python is None and not select else {}
     data = {
         "implementation": {
             "name": impl.name,
@@ -298,12 +337,10 @@ def run(
         "summary": report.get("summary", {}),
         "cases": cases,
         "tests": others,
+        "probe": loaded,
     }
     out = results / f"{impl.name}.json"
-    out.write_text(
-        json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
-        encoding="utf-8",
-    )
+    _write(out, data)
     print(
         f"[matrix] {impl.name}: {len(cases)} cases, exit {code}, {seconds:.0f} s",
         file=sys.stderr,

@@ -1,9 +1,10 @@
-"""HF ``safetensors`` 0.4.5, Python binding (a Rust core).
+"""HF ``safetensors``, Python binding (a Rust core), any version.
 
 ``safe_open`` validates the file and gives the metadata; ``deserialize``
 gives every tensor's raw bytes.  Above 256 MiB the bytes are views of a
 mapping of the file (``deserialize`` would copy gigabytes).  ``save_file`` on
-numpy arrays writes.  0.4.5 predates F8_E8M0, the FNUZ F8s, F4 and F6.
+numpy arrays writes (numpy has no BF16, F8, F6 or F4).  Releases before 0.5
+predate F8_E8M0, the FNUZ F8s, F4 and F6.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ _NUMPY: Final = {
     "F16": "float16", "I32": "int32", "U32": "uint32", "F32": "float32",
     "C64": "complex64", "F64": "float64", "I64": "int64", "U64": "uint64",
 }  # fmt: skip
+_OLD: Final = tuple(int(p) for p in VERSION.split(".")[:2]) < (0, 5)
 CAPABILITIES: Final = {
-    "read_dtypes": [d for d in DTYPES if d not in _NEW],
+    "read_dtypes": [d for d in DTYPES if not (_OLD and d in _NEW)],
     "write_dtypes": sorted(_NUMPY),
 }
 _IN_MEMORY: Final = 256 << 20

@@ -1,0 +1,175 @@
+"""Ask one implementation what it loads from each file, directly (not the suite).
+
+The suite says whether a reader accepted a file and whether the content was
+the expected one; it does not keep what an accepting reader loaded from an
+invalid file.  Parser differentials need exactly that: two readers that both
+accept one file but load different tensors.  ``probe(impl, files)`` calls the
+implementation's wrapper on each file (Python wrappers through
+``wrappers/_probe.py`` inside the implementation's environment, ``cmd:``
+programs one process per file) and returns, per file, the outcome and for an
+accepted file each tensor's dtype, shape and sha256 (None when the reader
+gives no bytes).  Each process runs under the implementation's address-space
+limit.  A fuzzing campaign can use the same calls.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import resource
+import subprocess
+from typing import TYPE_CHECKING, Any, Final
+
+from matrix import envs
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from pathlib import Path
+
+    from matrix.impls import Impl
+
+__all__ = ["Answer", "differs", "probe", "probe_cmd", "probe_python"]
+
+Answer = dict[str, Any]
+PER_FILE_S: Final = 20
+_WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
+
+
+def _limit(mib: int) -> Callable[[], None]:
+    def apply() -> None:  # in the child, between fork and exec
+        size = mib * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+
+    return apply
+
+
+def _python(impl: Impl) -> str:
+    return str(envs.python_of(impl.name))
+
+
+def probe_python(impl: Impl, files: list[str]) -> dict[str, Answer]:
+    """Run the wrapper's ``load`` on every file, restarting after a death."""
+    wrapper = str(_WRAPPERS / (impl.probe or impl.wrapper))
+    env = envs.run_env(impl)
+    env["PYTHONPATH"] += ":" + str(_WRAPPERS)
+    answers: dict[str, Answer] = {}
+    todo = list(files)
+    while todo:
+        done = subprocess.run(  # noqa: S603
+            [_python(impl), str(_WRAPPERS / "_probe.py"), wrapper, *todo],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=envs.REPO,
+            timeout=PER_FILE_S * len(todo) + 60,
+            preexec_fn=_limit(impl.memory_limit_mib),
+            check=False,
+        )
+        for line in done.stdout.splitlines():
+            answer = json.loads(line)
+            answers[answer["file"]] = answer
+        todo = [f for f in todo if f not in answers]
+        if todo:  # the process died on todo[0]
+            code = done.returncode
+            cause = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+            tail = done.stderr.strip().splitlines()[-1:] or [""]
+            answers[todo[0]] = {
+                "file": todo[0],
+                "result": "crashed",
+                "error": f"{cause}: {tail[0]}"[:300],
+            }
+            todo = todo[1:]
+    return answers
+
+
+def _cmd_tensors(tensors: dict[str, Any]) -> dict[str, list[Any]]:
+    out = {}
+    for name, info in tensors.items():
+        digest = info.get("sha256")
+        if digest is None and "hex" in info:
+            digest = hashlib.sha256(bytes.fromhex(info["hex"])).hexdigest()
+        if digest is None and "windows" in info:
+            digest = "windows:" + json.dumps(info["windows"])
+        out[str(name)] = [info.get("dtype"), info.get("shape"), digest]
+    return out
+
+
+def probe_cmd(impl: Impl, files: list[str]) -> dict[str, Answer]:
+    """Run the program once per file and read its protocol-2 answer."""
+    program = envs.REPO / "matrix" / "wrappers" / impl.wrapper
+    argv = (
+        ["node", str(program)]
+        if impl.wrapper.endswith(".mjs")
+        else [str(envs.env_dir(impl.name) / "bin" / impl.wrapper)]
+    )
+    env = envs.run_env(impl)
+    answers: dict[str, Answer] = {}
+    for path in files:
+        try:
+            done = subprocess.run(  # noqa: S603
+                [*argv, path],
+                capture_output=True,
+                text=True,
+                env=env,
+                timeout=PER_FILE_S,
+                preexec_fn=_limit(impl.memory_limit_mib),
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            answers[path] = {"file": path, "result": "hung"}
+            continue
+        answers[path] = _cmd_answer(path, done)
+    return answers
+
+
+def _cmd_answer(path: str, done: subprocess.CompletedProcess[str]) -> Answer:
+    try:
+        body = json.loads(done.stdout)
+    except ValueError:
+        body = None
+    if done.returncode == 0 and isinstance(body, dict):
+        tensors = body.get("tensors")
+        if isinstance(tensors, dict):
+            return {
+                "file": path,
+                "result": "accepted",
+                "metadata": body.get("metadata"),
+                "tensors": _cmd_tensors(tensors),
+            }
+    if (
+        done.returncode == 1
+        and isinstance(body, dict)
+        and body.get("result") == "rejected"
+    ):
+        return {"file": path, "result": "rejected", "error": body.get("reason")}
+    code = done.returncode
+    cause = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+    tail = done.stderr.strip().splitlines()[-1:] or [""]
+    return {"file": path, "result": "crashed", "error": f"{cause}: {tail[0]}"[:300]}
+
+
+def probe(impl: Impl, files: Iterable[Path]) -> dict[str, Answer]:
+    """What ``impl`` makes of each file, keyed by the file's stem (the case id)."""
+    paths = [str(p) for p in files]
+    run = probe_python if impl.kind == "python" else probe_cmd
+    answers = run(impl, paths)
+    return {path.rsplit("/", 1)[-1].removesuffix(".safetensors"): answers[path]
+            for path in paths}  # fmt: skip
+
+
+def differs(a: Answer, b: Answer) -> bool:
+    """Whether two accepting readers loaded different tensors.
+
+    Names, dtypes and shapes must agree; bytes are compared where both
+    readers gave them (a header-only validator gives none).
+    """
+    ta, tb = a.get("tensors") or {}, b.get("tensors") or {}
+    if set(ta) != set(tb):
+        return True
+    for name, (dtype, shape, digest) in ta.items():
+        other_dtype, other_shape, other_digest = tb[name]
+        if (dtype, list(shape or [])) != (other_dtype, list(other_shape or [])):
+            return True
+        if digest and other_digest and digest != other_digest:
+            return True
+    return False

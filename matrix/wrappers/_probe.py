@@ -1,0 +1,91 @@
+"""Call one Python wrapper's ``load`` on many files; one JSON line per file.
+
+    python _probe.py WRAPPER.py FILE...      (inside the implementation's env)
+
+Each line: ``{"file", "result", "metadata", "tensors": {name: [dtype, shape,
+sha256 or null]}, "error"}``, written as soon as the file is done, so a
+caller that sees the process die knows which file killed it.  ``result`` is
+accepted, rejected (an exception the wrapper's ``REJECTS`` names, else any
+ordinary Exception) or crashed (RecursionError, MemoryError, any other
+BaseException, or an Exception outside ``REJECTS``).  This is what
+``matrix.probe`` runs; a fuzzing campaign can call it the same way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import signal
+import sys
+from typing import Any
+
+_PER_FILE_S = 20
+
+
+def _wrapper(path: str) -> Any:  # noqa: ANN401 - a module
+    spec = importlib.util.spec_from_file_location("wrapper_under_probe", path)
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _rejects(module: Any, exc: BaseException) -> bool:  # noqa: ANN401
+    declared = getattr(module, "REJECTS", None)
+    if declared is not None:
+        return isinstance(exc, tuple(declared))
+    programming = (ImportError, AttributeError, NameError, RecursionError, MemoryError)
+    return isinstance(exc, Exception) and not isinstance(exc, programming)
+
+
+def _digest(data: Any) -> str | None:  # noqa: ANN401 - any buffer
+    if data is None:
+        return None
+    return hashlib.sha256(memoryview(data).cast("B")).hexdigest()
+
+
+def _timeout(_signum: int, _frame: object) -> None:
+    raise TimeoutError
+
+
+def probe(module: Any, path: str) -> dict[str, Any]:  # noqa: ANN401
+    """Load ``path`` with the wrapper and describe what it gave."""
+    signal.signal(signal.SIGALRM, _timeout)
+    signal.alarm(_PER_FILE_S)
+    try:
+        tensors, metadata = module.load(path)
+        described = {
+            str(name): [str(dtype), [int(d) for d in shape], _digest(data)]
+            for name, (dtype, shape, data) in tensors.items()
+        }
+    except TimeoutError:
+        return {"file": path, "result": "hung"}
+    except BaseException as exc:
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        result = "rejected" if _rejects(module, exc) else "crashed"
+        error = f"{type(exc).__name__}: {exc}"[:300]
+        return {"file": path, "result": result, "error": error}
+    finally:
+        signal.alarm(0)
+    return {
+        "file": path,
+        "result": "accepted",
+        "metadata": metadata,
+        "tensors": described,
+    }
+
+
+def main(argv: list[str]) -> None:
+    """Probe every file named after the wrapper."""
+    module = _wrapper(argv[0])
+    for path in argv[1:]:
+        line = json.dumps(probe(module, path), default=str)
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -66,6 +66,18 @@ def _setup(chosen: list[Impl], *, keep_going: bool) -> list[str]:
     return failed
 
 
+def _act(args: argparse.Namespace, ready: list[Impl]) -> None:
+    if args.action in {"run", "all"}:
+        args.results.mkdir(parents=True, exist_ok=True)
+        for impl in ready:
+            runner.run(impl, args.results, python=args.python, select=args.select)
+    elif args.action == "probe":
+        for impl in ready:
+            runner.reprobe(impl, args.results)
+    if args.action in {"render", "all"}:
+        render.render_dir(args.results)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and do what it says; the exit status."""
     parser = _parser()
@@ -82,16 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         failed = _setup(chosen, keep_going=args.keep_going)
         if failed and not args.keep_going:
             return 1
-    ready = [impl for impl in chosen if impl.name not in failed]
-    if args.action in {"run", "all"}:
-        args.results.mkdir(parents=True, exist_ok=True)
-        for impl in ready:
-            runner.run(impl, args.results, python=args.python, select=args.select)
-    elif args.action == "probe":
-        for impl in ready:
-            runner.reprobe(impl, args.results)
-    if args.action in {"render", "all"}:
-        render.render_dir(args.results)
+    _act(args, [impl for impl in chosen if impl.name not in failed])
     if failed:
         print(f"[matrix] not set up: {', '.join(failed)}", file=sys.stderr)
         return 1

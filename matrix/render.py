@@ -558,5 +558,9 @@ def render_dir(folder: Path) -> None:
     """Write ``matrix.md`` and ``index.html`` into ``folder``."""
     results = load_results(folder)
     cases = _manifest()
-    (folder / "matrix.md").write_text(render_markdown(results, cases), "utf-8")
-    (folder / "index.html").write_text(render_html(results, cases), "utf-8")
+    # names and messages may hold lone surrogates: written as \udXXX escapes
+    for name, text in (
+        ("matrix.md", render_markdown(results, cases)),
+        ("index.html", render_html(results, cases)),
+    ):
+        (folder / name).write_text(text, "utf-8", errors="backslashreplace")

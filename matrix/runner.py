@@ -280,7 +280,8 @@ def reprobe(impl: Impl, results: Path) -> None:
 
 def _write(path: Path, data: dict[str, Any]) -> None:
     path.write_text(
-        json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n",
+        # ASCII: names and messages may hold lone surrogates (from JSON escapes)
+        json.dumps(data, indent=1, sort_keys=True, ensure_ascii=True) + "\n",
         encoding="utf-8",
     )
 

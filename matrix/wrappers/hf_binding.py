@@ -4,7 +4,7 @@
 gives every tensor's raw bytes.  Above 256 MiB the bytes are views of a
 mapping of the file (``deserialize`` would copy gigabytes).  ``save_file`` on
 numpy arrays writes (numpy has no BF16, F8, F6 or F4).  Releases before 0.5
-predate F8_E8M0, the FNUZ F8s, F4 and F6.
+predate C64, F8_E8M0, the FNUZ F8s, F4 and F6.
 """
 
 from __future__ import annotations
@@ -19,7 +19,15 @@ from safetensors.numpy import save_file
 
 NAME: Final = "safetensors (Python binding)"
 VERSION: Final = str(safetensors.__version__)
-_NEW: Final = {"F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "F4", "F6_E2M3", "F6_E3M2"}
+_NEW: Final = {
+    "F8_E8M0",
+    "F8_E4M3FNUZ",
+    "F8_E5M2FNUZ",
+    "F4",
+    "F6_E2M3",
+    "F6_E3M2",
+    "C64",
+}
 _NUMPY: Final = {
     "BOOL": "bool", "U8": "uint8", "I8": "int8", "I16": "int16", "U16": "uint16",
     "F16": "float16", "I32": "int32", "U32": "uint32", "F32": "float32",

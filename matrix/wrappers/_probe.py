@@ -52,12 +52,17 @@ def _timeout(_signum: int, _frame: object) -> None:
 
 def probe(module: Any, path: str) -> dict[str, Any]:  # noqa: ANN401
     """Load ``path`` with the wrapper and describe what it gave."""
+    header_only = bool(getattr(module, "CAPABILITIES", {}).get("header_only"))
     signal.signal(signal.SIGALRM, _timeout)
     signal.alarm(_PER_FILE_S)
     try:
         tensors, metadata = module.load(path)
         described = {
-            str(name): [str(dtype), [int(d) for d in shape], _digest(data)]
+            str(name): [
+                str(dtype),
+                [int(d) for d in shape],
+                None if header_only else _digest(data),
+            ]
             for name, (dtype, shape, data) in tensors.items()
         }
     except TimeoutError:

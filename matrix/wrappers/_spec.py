@@ -19,7 +19,8 @@ DTYPES: Final = (
     "I32", "U32", "F32", "C64", "F64", "I64", "U64",
 )  # fmt: skip
 
-# name -> (dtype, shape, bytes); bytes is None for a header-only validator
+# name -> (dtype, shape, bytes).  A header-only validator gives b"" (the suite
+# compares no bytes for a declared header_only, but takes a buffer).
 Tensors = dict[str, tuple[str, list[int], Any]]
 
 

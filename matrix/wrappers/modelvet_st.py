@@ -34,7 +34,7 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     header = header_of(path)
     metadata = header.pop("__metadata__", None)
     tensors: Tensors = {
-        name: (entry["dtype"], list(entry["shape"]), None)
+        name: (entry["dtype"], list(entry["shape"]), b"")
         for name, entry in header.items()
     }
     return tensors, metadata

@@ -31,7 +31,7 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
         errors = [i.message for i in report.issues if i.severity == reader.ERROR]
         raise Rejected("; ".join(errors)[:500])
     tensors: Tensors = {
-        t.name: (t.dtype_name, list(t.shape), None) for t in report.tensors
+        t.name: (t.dtype_name, list(t.shape), b"") for t in report.tensors
     }
     absent = report.metadata_declaration in {
         reader.MetadataDeclaration.ABSENT,

@@ -24,7 +24,7 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
         header, _ = _hf_utils._get_safetensors_file_metadata(file)  # noqa: SLF001
     metadata = header.pop("__metadata__", None)
     tensors: Tensors = {
-        name: (entry["dtype"], list(entry["shape"]), None)
+        name: (entry["dtype"], list(entry["shape"]), b"")
         for name, entry in header.items()
     }
     return tensors, metadata

@@ -13,7 +13,7 @@ from _spec import Tensors
 import stspec
 
 NAME: Final = "stspec"
-VERSION: Final[str] = stspec.__version__  # type: ignore[attr-defined]
+VERSION: Final[str] = stspec.__version__
 REJECTS: Final = (stspec.SafetensorsError,)
 
 

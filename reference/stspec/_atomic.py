@@ -215,6 +215,8 @@ def _open_temporary(folder: str, mode: int) -> tuple[int, str | None]:
 
 def _adopt(fd: int, old: os.stat_result) -> None:
     """Give the new file the replaced file's owner and permission bits."""
+    if sys.platform == "win32":  # pragma: no cover - no POSIX owner or mode bits
+        return
     new = os.fstat(fd)
     if (new.st_uid, new.st_gid) != (old.st_uid, old.st_gid):
         _give(fd, old)

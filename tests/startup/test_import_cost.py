@@ -51,7 +51,7 @@ def loaded_by(statement: str) -> set[str]:
 
 @pytest.mark.parametrize(
     "statement",
-    ["import stspec", "import stspec; stspec.read"],
+    ["import stspec", "import stspec._cli", "import stspec; stspec.read"],
 )
 def test_loads_no_heavy_module(statement: str) -> None:
     loaded = loaded_by(statement)

@@ -96,7 +96,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument(
         "--wait",
-        type=float,
+        type=_seconds,
         default=60.0,
         metavar="SECONDS",
         help="give up on a pipe or FIFO that sends nothing for this long (default 60)",
@@ -109,6 +109,13 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("file", metavar="FILE")
     inspect.add_argument("--json", action="store_true", help="print JSON")
     return parser
+
+
+def _seconds(text: str) -> float:
+    seconds = float(text)
+    if not 0 < seconds < 1e6:  # also refuses nan and inf, which select() cannot wait
+        raise argparse.ArgumentTypeError(f"expected 0 < seconds < 1e6, got {text}")
+    return seconds
 
 
 def _positive_int(text: str) -> int:

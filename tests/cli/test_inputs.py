@@ -377,3 +377,12 @@ def test_inspect_reports_an_io_error_while_reading(
     status, _, err = run(capsys, "inspect", str(good))
     assert status == 2
     assert err == f"stspec: cannot read {good}: Permission denied\n"
+
+
+@pytest.mark.parametrize("wait", ["0", "-1", "nan", "inf", "1e9"])
+def test_wait_must_be_a_sensible_number_of_seconds(
+    wait: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, "check", "--wait", wait, "x")
+    assert (status, out) == (2, "")
+    assert f"expected 0 < seconds < 1e6, got {wait}" in err

@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from stspec_conformance import _outcomes
+from stspec_conformance._limits import Limits
 from stspec_conformance._model import Content, Outcome, TensorDigest, window_digests
 
 if TYPE_CHECKING:
@@ -32,6 +34,8 @@ def attempt(
         str(path), timeout=timeout, measure_memory=measure_memory
     )
     if node is not None:
+        outcome.details["item"] = node  # later checks record their verdict on it
+        _outcomes.record(node, outcome.status, crash=outcome.crash or outcome.exception)
         node.user_properties.append(("outcome", outcome.status))
         if outcome.rule is not None:
             node.user_properties.append(("reported_rule", outcome.rule))
@@ -52,6 +56,10 @@ def _about(case: Mapping[str, Any], path: Path) -> str:
 
 
 def _hard(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
+    if outcome.status == "resource":
+        _outcomes.resource_failure(
+            f"{outcome.describe()}{_about(case, path)}", _item(outcome)
+        )
     if outcome.failed_hard:
         pytest.fail(
             f"{outcome.status} on {case['id']}: "
@@ -107,6 +115,7 @@ def _same_content(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None
     )
     problems = outcome.content.differences(expected)
     if problems:
+        _outcomes.record(_item(outcome), "wrong-content")
         listed = "".join(f"\n  - {p}" for p in problems[:10])
         pytest.fail(
             f"loaded different content ({len(problems)} differences):{listed}"
@@ -120,7 +129,7 @@ def _with_windows(expected: Content, got: Content, path: Path) -> Content:
     sampled = [
         name
         for name, digest in got.tensors.items()
-        if not digest.sha256 and name in expected.tensors
+        if digest.windows and name in expected.tensors
     ]
     if not sampled:
         return expected
@@ -140,44 +149,42 @@ def _with_windows(expected: Content, got: Content, path: Path) -> Content:
     return Content(expected.metadata, tensors, expected.summary)
 
 
-def memory_allowance(path: Path, case: Mapping[str, Any]) -> int:
-    """Bytes an implementation may legitimately allocate for ``path``.
+def _item(outcome: Outcome) -> pytest.Item | None:
+    item = outcome.details.get("item")
+    return item if isinstance(item, pytest.Item) else None
 
-    64 times the bytes the file really occupies on disk (a sparse file's
-    holes cost nothing), plus twice the expected tensor bytes when the file
-    may be accepted (a minimal adapter returns them as ``bytes``).
+
+def memory_allowance(path: Path, budget: int) -> int:
+    """Bytes a load of ``path`` may allocate (see :mod:`stspec_conformance._limits`).
+
+    From the file's length and its header's, never from its blocks on disk.
     """
-    allowance = 64 * held_bytes(path)
-    expected = case.get("expected")
-    if case["verdict"] != "invalid" and isinstance(expected, dict):
-        tensors = expected.get("tensors", {})
-        allowance += 2 * sum(int(t["nbytes"]) for t in tensors.values())
-    return allowance
-
-
-def held_bytes(path: Path) -> int:
-    """Bytes the file occupies on disk (a sparse file's holes cost nothing)."""
-    stat = os.stat(path)
-    return min(stat.st_size, getattr(stat, "st_blocks", stat.st_size // 512 + 1) * 512)
+    return Limits(memory_budget=budget).for_file(path).memory
 
 
 def memory_mode(path: Path) -> MemoryMode:
-    """Tracemalloc for small files (hostile claims), peak RSS for big ones."""
-    return "tracemalloc" if held_bytes(path) <= MIB else "rss"
+    """Tracemalloc for small files (hostile claims), peak RSS for big ones.
+
+    Only used when the implementation runs in the suite's own process
+    (``--in-process``); an isolated worker is limited and measured as a process.
+    """
+    return "tracemalloc" if os.stat(path).st_size <= MIB else "rss"
 
 
 def within_memory(
     case: Mapping[str, Any], path: Path, outcome: Outcome, *, budget: int
 ) -> None:
-    """Fail when an in-process load allocated far more than the file holds."""
+    """Fail as ``resource`` when a load used more memory than the file allows."""
+    if outcome.status == "resource":
+        _hard(case, path, outcome)
     if outcome.peak_memory is None:
         return
-    limit = budget + memory_allowance(path, case)
+    limit = outcome.memory_allowance or memory_allowance(path, budget)
     if outcome.peak_memory > limit:
-        pytest.fail(
-            f"allocated {outcome.peak_memory / MIB:.1f} MiB (peak) for a "
-            f"file of {os.stat(path).st_size} bytes; "
-            f"the budget is {limit / MIB:.1f} MiB "
-            f"(outcome: {outcome.describe()}){_about(case, path)}",
-            pytrace=False,
+        _outcomes.resource_failure(
+            f"used {outcome.peak_memory / MIB:.1f} MiB (peak) for a "
+            f"file of {os.stat(path).st_size} bytes; the allowance is "
+            f"{limit / MIB:.1f} MiB (from the file's length, see "
+            f"--memory-budget; outcome: {outcome.describe()}){_about(case, path)}",
+            _item(outcome),
         )

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-Status = Literal["accepted", "rejected", "crashed", "hung", "invalid-output"]
+Status = Literal[
+    "accepted", "rejected", "crashed", "hung", "resource", "invalid-output"
+]
 
 # Tensors above this size are not hashed whole (4 GiB of sparse zeros would
 # take longer than the whole suite may): their digest holds the sha256 of
@@ -19,10 +21,14 @@ HASH_LIMIT = 256 * 1024 * 1024
 WINDOW = 1024 * 1024
 
 
+def window_starts(size: int) -> list[int]:
+    """Where the windows of a ``size``-byte tensor start: start, middle, end."""
+    return sorted({0, max(0, size // 2 - WINDOW // 2), max(0, size - WINDOW)})
+
+
 def window_digests(view: memoryview) -> tuple[tuple[int, str], ...]:
     """sha256 of three windows of a large buffer: start, middle, end."""
-    size = view.nbytes
-    starts = sorted({0, max(0, size // 2 - WINDOW // 2), max(0, size - WINDOW)})
+    starts = window_starts(view.nbytes)
     return tuple(
         (start, hashlib.sha256(view[start : start + WINDOW]).hexdigest())
         for start in starts
@@ -33,9 +39,8 @@ def window_digests_at(
     file: BinaryIO, offset: int, size: int
 ) -> tuple[tuple[int, str], ...]:
     """The same windows as :func:`window_digests`, read from an open file."""
-    starts = sorted({0, max(0, size // 2 - WINDOW // 2), max(0, size - WINDOW)})
     out = []
-    for start in starts:
+    for start in window_starts(size):
         file.seek(offset + start)
         out.append(
             (start, hashlib.sha256(file.read(min(WINDOW, size - start))).hexdigest())
@@ -53,6 +58,11 @@ class TensorDigest:
     sha256: str  # "" when only ``windows`` were taken (above HASH_LIMIT)
     windows: tuple[tuple[int, str], ...] = ()
 
+    @property
+    def has_bytes(self) -> bool:
+        """False for a header-only validator's answer: dtype and shape only."""
+        return bool(self.sha256 or self.windows)
+
     @classmethod
     def of(
         cls, dtype: str, shape: tuple[int, ...], data: bytes | memoryview
@@ -66,10 +76,13 @@ class TensorDigest:
     def matches(self, other: TensorDigest) -> bool:
         """Equal dtype, shape and bytes (``nbytes`` -1 means "not reported").
 
-        When either side only has windows, the windows are compared.
+        When either side only has windows, the windows are compared; when
+        either side has no bytes at all (header only), bytes are not compared.
         """
         same_bytes = (
-            self.windows == other.windows
+            True
+            if not (self.has_bytes and other.has_bytes)
+            else self.windows == other.windows
             if "" in {self.sha256, other.sha256}
             else self.sha256 == other.sha256
         )
@@ -84,7 +97,11 @@ class TensorDigest:
         """Render the digest for a failure message."""
         shape = list(self.shape)
         digest = (
-            f"sha256 {self.sha256[:12]}" if self.sha256 else f"windows {self.windows}"
+            f"sha256 {self.sha256[:12]}"
+            if self.sha256
+            else f"windows {self.windows}"
+            if self.windows
+            else "(no bytes)"
         )
         return f"{self.dtype}{shape} {self.nbytes} bytes {digest}"
 
@@ -144,9 +161,10 @@ class Content:
             )
         if expected.summary is not None:
             count, digest = expected.summary
+            header_only = any(not t.has_bytes for t in self.tensors.values())
             if len(self.tensors) != count:
                 problems.append(f"{len(self.tensors)} tensors, expected {count}")
-            elif digest != self.summary_digest():
+            elif not header_only and digest != self.summary_digest():
                 problems.append("the tensor list differs from the expected (by digest)")
             return problems
         missing = [name for name in expected.tensors if name not in self.tensors]
@@ -187,20 +205,23 @@ class Outcome:
     message: str = ""
     rule: str | None = None  # the implementation's own classification, if any
     exception: str = ""  # the exception's type name (in-process adapters)
+    crash: str = ""  # for a crash: "signal 11 (SIGSEGV)", "exit status 1", ...
     peak_memory: int | None = None  # bytes, when measured
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall-clock
+    cpu_seconds: float | None = None  # when measured
+    memory_allowance: int | None = None  # bytes, when a limit applied
     details: dict[str, Any] = field(default_factory=dict)
 
     @property
     def failed_hard(self) -> bool:
         """A crash, hang or unusable output: a failure whatever the case says."""
-        return self.status in {"crashed", "hung", "invalid-output"}
+        return self.status in {"crashed", "hung", "resource", "invalid-output"}
 
     def describe(self) -> str:
         """One line for failure messages and reports."""
         text: str = self.status
-        if self.exception:
-            text += f" ({self.exception})"
+        if self.exception or self.crash:
+            text += f" ({self.exception or self.crash})"
         if self.message:
             text += f": {_clip(self.message)}"
         return text

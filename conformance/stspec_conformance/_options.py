@@ -20,6 +20,7 @@ __all__ = [
 ]
 
 DEFAULT_TIMEOUT: Final = 10.0
+DEFAULT_WALL_TIMEOUT: Final = 60.0
 DEFAULT_CMD_MEMORY_MIB: Final = 2048
 DEFAULT_MEMORY_BUDGET_MIB: Final = 64
 
@@ -58,20 +59,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--case-timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
-        help=f"seconds one load or save may take (default {DEFAULT_TIMEOUT:g})",
+        help="CPU seconds one load or save may use, plus 1 s per 64 MiB of file "
+        f"(default {DEFAULT_TIMEOUT:g})",
+    )
+    group.addoption(
+        "--wall-timeout",
+        type=float,
+        default=DEFAULT_WALL_TIMEOUT,
+        help="wall-clock backstop in seconds for a load that waits without "
+        f"computing, scaled like --case-timeout (default {DEFAULT_WALL_TIMEOUT:g})",
     )
     group.addoption(
         "--memory-limit",
         type=int,
         default=DEFAULT_CMD_MEMORY_MIB,
-        help="address-space limit in MiB for cmd: implementations "
-        f"(RLIMIT_AS, default {DEFAULT_CMD_MEMORY_MIB})",
+        help="MiB a cmd: implementation's runtime may allocate on top of each "
+        f"file's allowance (RLIMIT_DATA, default {DEFAULT_CMD_MEMORY_MIB})",
     )
     group.addoption(
         "--memory-budget",
         type=int,
         default=DEFAULT_MEMORY_BUDGET_MIB,
-        help="MiB an in-process implementation may allocate (tracemalloc peak) "
-        "on a hostile large case, on top of the bytes the file really holds "
+        help="MiB an in-process implementation may allocate on top of each "
+        "file's allowance (which comes from the file's length) "
         f"(default {DEFAULT_MEMORY_BUDGET_MIB})",
     )

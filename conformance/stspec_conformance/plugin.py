@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final
 import pytest
 from hypothesis import settings
 
-from stspec_conformance import SUITE_VERSION, _profiles
+from stspec_conformance import SUITE_VERSION, _profiles, _smoke
 from stspec_conformance._baseline import apply_baseline, read_baseline, write_baseline
 from stspec_conformance._collect import (
     in_suite,
@@ -34,6 +34,7 @@ from stspec_conformance._corpus import (
     load_corpus,
 )
 from stspec_conformance._fixtures import impl, materialised, scratch, suite
+from stspec_conformance._limits import Limits
 from stspec_conformance._reports import print_summary, write_json, write_md
 from stspec_conformance._results import record_report
 from stspec_conformance._score import ordered
@@ -82,9 +83,16 @@ def pytest_configure(config: pytest.Config) -> None:
             )
         return
     memory_limit = config.getoption("memory_limit") * MIB
+    limits = Limits(
+        config.getoption("case_timeout"),
+        config.getoption("wall_timeout"),
+        config.getoption("memory_budget") * MIB,
+    )
     try:
-        adapter = resolve(spec, memory_limit=memory_limit)
-    except ImplError as exc:
+        adapter = resolve(spec, memory_limit=memory_limit, limits=limits)
+        if not hasattr(config, "workerinput"):  # once, in the controller
+            _smoke.check(adapter, timeout=limits.cpu_seconds)
+    except (ImplError, _smoke.SmokeError) as exc:
         raise pytest.UsageError(str(exc)) from None
     try:
         corpus = load_corpus(_corpus_dir(config))

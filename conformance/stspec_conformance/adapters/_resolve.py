@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from stspec_conformance._capabilities import CapabilityError
 
 if TYPE_CHECKING:
+    from stspec_conformance._limits import Limits
     from stspec_conformance.adapters._base import Adapter
 
 
@@ -26,8 +27,14 @@ def _why(exc: BaseException) -> str:
     return "".join(traceback.format_exception_only(exc)).strip()
 
 
-def resolve(spec: str, *, memory_limit: int | None = None) -> Adapter:
-    """Resolve ``spec`` (see the README for the forms) into an adapter."""
+def resolve(
+    spec: str, *, memory_limit: int | None = None, limits: Limits | None = None
+) -> Adapter:
+    """Resolve ``spec`` (see the README for the forms) into an adapter.
+
+    ``memory_limit`` is a command's own share of memory (bytes, on top of
+    each file's allowance); ``limits`` the run's CPU, wall and memory settings.
+    """
     spec = spec.strip()
     if not spec:
         raise ImplError("--impl is empty")
@@ -46,11 +53,11 @@ def resolve(spec: str, *, memory_limit: int | None = None) -> Adapter:
                 f"package is not installed ({_why(exc)})"
             ) from None
     if spec.startswith("cmd:"):
-        return _command(spec, memory_limit)
+        return _command(spec, memory_limit, limits)
     return _module(spec)
 
 
-def _command(spec: str, memory_limit: int | None) -> Adapter:
+def _command(spec: str, memory_limit: int | None, limits: Limits | None) -> Adapter:
     from stspec_conformance.adapters.command import CommandAdapter  # noqa: PLC0415
 
     try:
@@ -69,7 +76,7 @@ def _command(spec: str, memory_limit: int | None) -> Adapter:
             "neither on PATH nor an executable file"
         )
     try:
-        return CommandAdapter(argv, memory_limit=memory_limit)
+        return CommandAdapter(argv, memory_limit=memory_limit, limits=limits)
     except CapabilityError as exc:
         raise ImplError(f"--impl={spec}: {exc}") from None
 

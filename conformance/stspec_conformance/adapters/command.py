@@ -1,67 +1,125 @@
 """Adapter for ``--impl="cmd:PROGRAM ARGS..."``: any language, one process per file.
 
-The protocol (the README's "The command protocol" is the contract):
+Command protocol 2 (the README's "The command protocol" is the contract).
+Every answer is one JSON object on stdout; a rejection is an answer too, so a
+runtime that cannot start (Node's uncaught error, the JVM, a Python
+traceback: all exit 1) is a crash, never a rejection.
 
-Read mode: the suite runs ``PROGRAM ARGS... FILE``.
+Read: ``PROGRAM ARGS... FILE``
 
-* exit 0 = accepted; stdout is one JSON object
-  ``{"metadata": {"k": "v"} | null, "tensors": {"name": {"dtype": "F32",
-  "shape": [2], "sha256": "<hex digest of the raw bytes>"}}}``; instead of
-  ``sha256`` a tensor may give ``"hex"``, its raw bytes as hex; ``"nbytes"``
-  is optional and checked when present;
-* exit 1 = rejected; if the first line of stderr is a rule id
-  (``LAYOUT-HOLE``) it is the implementation's classification (--check-rules);
-* any other exit status, death by a signal, running past the time limit or
-  past the address-space limit (``RLIMIT_AS``) = a crash or a hang.
+* accepted: exit 0, ``{"result": "accepted", "metadata": {...} | null,
+  "tensors": {NAME: {"dtype": "F32", "shape": [2], "sha256": HEX}}}``; a
+  tensor gives one of ``sha256``, ``hex`` (its raw bytes) or, above 256 MiB,
+  ``windows`` (``[[start, sha256], ...]``, see :func:`window_starts`);
+  ``nbytes`` is optional.  A declared header-only validator gives dtype and
+  shape only.  An exit-0 answer without ``"result"`` is protocol 1's accepted.
+* rejected: exit 1, ``{"result": "rejected", "rule": "LAYOUT-HOLE",
+  "reason": "..."}`` (rule and reason optional).
+* anything else is a crash, a hang (CPU-time limit, or the wall-clock
+  backstop), ``resource`` (ran out of memory under the data limit) or
+  ``invalid-output``.
 
-Write mode (optional): ``PROGRAM ARGS... --write OUT`` reads
-``{"metadata": ... | null, "tensors": {"name": {"dtype": ..., "shape": [...],
-"hex": "..."}}}`` on stdin and writes OUT; exit 0 = written, 1 = refused.
+Write: ``PROGRAM ARGS... --write OUT``, the request on stdin; exit 0 +
+``{"result": "written"}``, or exit 1 + ``{"result": "refused", "reason": ...}``.
 
-Describe (optional): ``PROGRAM ARGS... --describe`` prints
-``{"name": ..., "version": ..., "write": true, "save_dtypes": [...]}``.
+Describe: ``PROGRAM ARGS... --describe``: exit 0 + ``{"protocol": 2, "name":
+..., "version": ..., "capabilities": {...}}``.
+
+Limits: ``RLIMIT_CPU`` (hangs are judged by CPU time), ``RLIMIT_DATA`` (what
+the process really allocates; read-only ``mmap`` of the file is free, unlike
+under ``RLIMIT_AS``), both from :class:`stspec_conformance._limits.Limits`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
+import math
 import os
 import re
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from stspec_conformance._capabilities import from_describe
-from stspec_conformance._model import Content, Outcome, TensorDigest
-from stspec_conformance.adapters._base import (
-    Adapter,
-    MemoryMode,
-    RawTensors,
+import stspec
+from stspec_conformance._capabilities import Capabilities, from_describe
+from stspec_conformance._limits import Allowance, Limits
+from stspec_conformance._model import (
+    HASH_LIMIT,
+    Content,
+    Outcome,
+    TensorDigest,
+    window_starts,
 )
+from stspec_conformance.adapters._base import Adapter, MemoryMode, RawTensors
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-_RULE_LINE: Final = re.compile(r"[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)+")
-DESCRIBE_TIMEOUT: Final = 20.0
+__all__ = ["CommandAdapter", "parse_answer", "stderr_tail"]
+
+DESCRIBE_SECONDS: Final = 20.0
+_BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
+# What runtimes print when an allocation fails under RLIMIT_DATA.
+_OUT_OF_MEMORY: Final = re.compile(
+    r"MemoryError|out of memory|Cannot allocate memory|ENOMEM|bad_alloc"
+    r"|allocation failed|memory allocation of \d+ bytes failed|OutOfMemoryError",
+    re.IGNORECASE,
+)
+_TAIL_CHARS: Final = 600
 
 
-def _limits(memory_limit: int | None) -> Callable[[], None] | None:
-    if memory_limit is None or sys.platform == "win32":
-        return None
+def stderr_tail(err: bytes) -> str:
+    """The last lines of stderr (a traceback's useful end), at most ~600 chars."""
+    text = err.decode("utf-8", "replace").strip()
+    if len(text) > _TAIL_CHARS:
+        text = "..." + text[-_TAIL_CHARS:]
+    return text
 
-    def apply() -> None:  # runs in the child between fork and exec
+
+def signal_name(number: int) -> str:
+    """``signal 11 (SIGSEGV)``."""
+    try:
+        return f"signal {number} ({signal.Signals(number).name})"
+    except ValueError:
+        return f"signal {number}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Run:
+    code: int | None  # None: killed by the wall-clock backstop
+    out: bytes
+    err: bytes
+    seconds: float
+    cpu_seconds: float
+
+
+def _preexec(cpu_seconds: int | None, data_bytes: int | None) -> Callable[[], None]:
+    def apply() -> None:  # in the child between fork and exec: no allocation-heavy work
         import resource  # noqa: PLC0415 - POSIX only
 
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        if cpu_seconds is not None:
+            # SIGXCPU at the soft limit, SIGKILL at the hard one.
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 2))
+        if data_bytes is not None:
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_DATA, (data_bytes, data_bytes))
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
     return apply
+
+
+def _children_cpu() -> float:
+    if sys.platform == "win32":  # pragma: no cover - POSIX CI
+        return 0.0
+    import resource  # noqa: PLC0415 - POSIX only
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 class CommandAdapter(Adapter):
@@ -70,87 +128,162 @@ class CommandAdapter(Adapter):
     kind = "command"
 
     def __init__(
-        self, argv: list[str], *, memory_limit: int | None, cwd: str | None = None
+        self,
+        argv: list[str],
+        *,
+        memory_limit: int | None,
+        cwd: str | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.argv = argv
-        self.memory_limit = memory_limit
+        self.memory_limit = memory_limit  # the runtime's own share, bytes
         self.cwd = cwd
+        self.limits = limits or Limits()
         self.name = " ".join(argv)
         self.version = "?"
-        self.describe_error = ""
         self.protocol = 1
+        self.describe_error = ""
         self._describe()
 
     def _describe(self) -> None:
-        result = self._run([*self.argv, "--describe"], None, DESCRIBE_TIMEOUT)
-        if result is None or result[0] != 0:
+        """Ask ``--describe``; on failure keep why (the smoke gate reports it)."""
+        argv = [*self.argv, "--describe"]
+        run = self._run(argv, None, self._allowance(None, DESCRIBE_SECONDS))
+        if run.code != 0:
+            outcome = self._failure(run, DESCRIBE_SECONDS)
+            self.describe_error = f"`{' '.join(argv)}` {outcome.describe()}"
             return
         try:
-            info = json.loads(result[1])
-        except ValueError:
+            info = json.loads(run.out)
+        except ValueError as exc:
+            self.describe_error = (
+                f"`{' '.join(argv)}` printed no JSON ({exc}): {run.out[:200]!r}"
+            )
             return
         if not isinstance(info, dict):
+            self.describe_error = (
+                f"`{' '.join(argv)}` printed {info!r:.100}, not an object"
+            )
             return
         self.name = str(info.get("name", self.name))
         self.version = str(info.get("version", self.version))
-        self.capabilities = from_describe(info, source=f"{self.name} --describe")
+        self.capabilities = from_describe(info, source=f"`{' '.join(argv)}`")
         self.protocol = 2 if info.get("protocol") == 2 else 1
 
-    def _run(
-        self, argv: list[str], stdin: bytes | None, timeout: float
-    ) -> tuple[int, bytes, bytes] | None:
-        """Run to completion; None on timeout (the process group is killed)."""
+    def _allowance(self, path: str | None, cpu_seconds: float) -> Allowance:
+        if path is None:
+            return Allowance(
+                0, 0, cpu_seconds, max(self.limits.wall_seconds, cpu_seconds)
+            )
+        return self.limits.for_file(path, cpu_seconds=cpu_seconds)
+
+    def _run(self, argv: list[str], stdin: bytes | None, allowance: Allowance) -> _Run:
+        """Run under the limits; the process group dies at the backstop."""
+        data = (
+            None if self.memory_limit is None else self.memory_limit + allowance.memory
+        )
+        preexec = (
+            None if sys.platform == "win32" else _preexec(allowance.cpu_rlimit(), data)
+        )
+        cpu_before = _children_cpu()
+        started = time.perf_counter()
         with subprocess.Popen(  # noqa: S603 - running the implementation is the point
             argv,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=_limits(self.memory_limit),  # noqa: PLW1509 - no threads started
+            preexec_fn=preexec,  # noqa: PLW1509 - only setrlimit calls
             start_new_session=True,
             cwd=self.cwd,
         ) as process:
+            code: int | None
             try:
-                out, err = process.communicate(stdin, timeout=timeout or None)
+                out, err = process.communicate(stdin, timeout=allowance.wall_seconds)
+                code = process.returncode
             except subprocess.TimeoutExpired:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(process.pid, signal.SIGKILL)
-                process.communicate()
-                return None
-            return process.returncode, out, err
+                out, err = process.communicate()
+                code = None
+        return _Run(
+            code,
+            out,
+            err,
+            time.perf_counter() - started,
+            _children_cpu() - cpu_before,
+        )
 
-    def _outcome(
-        self, argv: list[str], stdin: bytes | None, timeout: float
-    ) -> tuple[Outcome, bytes]:
-        started = time.perf_counter()
-        result = self._run(argv, stdin, timeout)
-        seconds = time.perf_counter() - started
-        if result is None:
+    def _failure(self, run: _Run, cpu_limit: float) -> Outcome:
+        """The outcome of a run that gave no answer (a crash, a hang, memory)."""
+        tail = stderr_tail(run.err)
+        if run.code is None:
             return Outcome(
-                "hung", message=f"no exit within {timeout:g} s", seconds=seconds
-            ), b""
-        code, out, err = result
-        text = err.decode("utf-8", "replace").strip()
-        if code == 0:
-            return Outcome("accepted", seconds=seconds), out
-        if code == 1:
-            first = text.splitlines()[0].strip() if text else ""
-            rule = first if _RULE_LINE.fullmatch(first) else None
-            return Outcome("rejected", message=text, rule=rule, seconds=seconds), out
-        why = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-        return Outcome("crashed", message=f"{why}; {text}", seconds=seconds), out
+                "hung",
+                message=f"no answer within {run.seconds:.0f} s of wall-clock time "
+                f"({run.cpu_seconds:.1f} s CPU used); raise --wall-timeout if the "
+                "machine is just slow",
+            )
+        out_of_cpu = run.code == -signal.SIGXCPU or (
+            run.code == -signal.SIGKILL and run.cpu_seconds >= math.ceil(cpu_limit)
+        )
+        if out_of_cpu:
+            return Outcome(
+                "hung",
+                message=f"used more than its {math.ceil(cpu_limit)} s of CPU time "
+                "(--case-timeout, scaled with the file's length)",
+                crash=signal_name(-run.code),
+            )
+        crash = signal_name(-run.code) if run.code < 0 else f"exit status {run.code}"
+        if _OUT_OF_MEMORY.search(tail):
+            return Outcome(
+                "resource",
+                message=f"ran out of memory under the data limit ({crash}): {tail}",
+                crash=crash,
+            )
+        why = crash
+        if run.code == 1:
+            why += ' without a {"result": "rejected"} answer on stdout'
+        last = tail.splitlines()[-1].strip() if tail else "(stderr empty)"
+        return Outcome(
+            "crashed",
+            message=f"{why}; last stderr line: {last}; stderr: {tail}",
+            crash=crash,
+        )
+
+    def _answer(
+        self, run: _Run, cpu_limit: float, expect: tuple[str, str]
+    ) -> tuple[Outcome, dict[str, Any] | None]:
+        """Read exit status and stdout as protocol 2 (``expect``: ok/no words)."""
+        if run.code not in {0, 1}:
+            return self._failure(run, cpu_limit), None
+        try:
+            answer = json.loads(run.out) if run.out.strip() else None
+        except ValueError:
+            answer = None
+        if run.code == 1:
+            if isinstance(answer, dict) and answer.get("result") == expect[1]:
+                return _rejection(answer, run.err), answer
+            return self._failure(run, cpu_limit), None
+        return _acceptance(answer, run.out, expect)
 
     def attempt_load(
         self, path: str, *, timeout: float, measure_memory: MemoryMode = None
     ) -> Outcome:
-        """Run ``PROGRAM ARGS... FILE`` (memory is limited, not measured)."""
+        """Run ``PROGRAM ARGS... FILE`` under the file's allowance."""
         del measure_memory
-        outcome, out = self._outcome([*self.argv, path], None, timeout)
-        if outcome.status == "accepted":
+        allowance = self.limits.for_file(path, cpu_seconds=timeout)
+        run = self._run([*self.argv, path], None, allowance)
+        outcome, answer = self._answer(
+            run, allowance.cpu_seconds, ("accepted", "rejected")
+        )
+        outcome.seconds, outcome.cpu_seconds = run.seconds, run.cpu_seconds
+        outcome.memory_allowance = allowance.memory
+        if outcome.status == "accepted" and answer is not None:
             try:
-                outcome.content = parse_description(out)
+                outcome.content = content_of(answer, self.capabilities)
             except ValueError as exc:
                 outcome.status = "invalid-output"
-                outcome.message = f"{exc}; stdout: {out[:200]!r}"
+                outcome.message = f"{exc}; stdout: {run.out[:200]!r}"
         return outcome
 
     def attempt_save(
@@ -161,7 +294,7 @@ class CommandAdapter(Adapter):
         *,
         timeout: float,
     ) -> Outcome:
-        """Run ``PROGRAM ARGS... --write OUT`` with the description on stdin."""
+        """Run ``PROGRAM ARGS... --write OUT`` with the request on stdin."""
         request = {
             "metadata": None if metadata is None else dict(metadata),
             "tensors": {
@@ -170,49 +303,135 @@ class CommandAdapter(Adapter):
             },
         }
         stdin = json.dumps(request).encode()
-        outcome, _ = self._outcome([*self.argv, "--write", path], stdin, timeout)
+        allowance = self._allowance(None, timeout)
+        run = self._run([*self.argv, "--write", path], stdin, allowance)
+        outcome, _ = self._answer(run, allowance.cpu_seconds, ("written", "refused"))
+        outcome.seconds, outcome.cpu_seconds = run.seconds, run.cpu_seconds
         return outcome
 
 
-def parse_description(out: bytes) -> Content:
-    """Parse the JSON a command prints for an accepted file."""
-    try:
-        data: Any = json.loads(out)
-    except ValueError as exc:
-        raise ValueError(f"stdout is not JSON: {exc}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("tensors"), dict):
-        raise ValueError('stdout must be {"metadata": ..., "tensors": {...}}')
-    metadata = data.get("metadata")
+def _rejection(answer: Mapping[str, Any], err: bytes) -> Outcome:
+    rule, reason = answer.get("rule"), answer.get("reason", "")
+    if rule is not None and not isinstance(rule, str):
+        return Outcome(
+            "invalid-output", message=f'"rule" must be a string, got {rule!r:.60}'
+        )
+    return Outcome("rejected", message=str(reason) or stderr_tail(err), rule=rule)
+
+
+def _acceptance(
+    answer: object, out: bytes, expect: tuple[str, str]
+) -> tuple[Outcome, dict[str, Any] | None]:
+    ok_word, no_word = expect
+    if not isinstance(answer, dict):
+        if out.strip() or ok_word == "accepted":
+            return Outcome(
+                "invalid-output",
+                message=f"exit 0 but stdout is not one JSON object: {out[:200]!r}",
+            ), None
+        return Outcome("accepted"), {}  # protocol 1's silent "written"
+    result = answer.get("result", ok_word)
+    if result != ok_word:
+        return Outcome(
+            "invalid-output",
+            message=f'exit 0 with "result": {result!r:.40}; '
+            f'an exit-0 answer says "{ok_word}" (a "{no_word}" answer exits 1)',
+        ), None
+    return Outcome("accepted"), answer
+
+
+def _nbytes(dtype: str, shape: list[int]) -> int:
+    """What ``dtype`` x ``shape`` occupies (-1 when not whole bytes or unknown)."""
+    bits = _BITS.get(dtype)
+    if bits is None:
+        return -1
+    total = bits * math.prod(shape)
+    return total // 8 if total % 8 == 0 else -1
+
+
+def _windows(name: str, value: object, nbytes: int) -> tuple[tuple[int, str], ...]:
+    if nbytes <= HASH_LIMIT:
+        msg = (
+            f"tensor {name!r}: windows are for tensors above {HASH_LIMIT} bytes; "
+            f"this one has {nbytes}, give sha256"
+        )
+        raise ValueError(msg)
+    starts = window_starts(nbytes)
+    if not isinstance(value, list) or not all(
+        isinstance(pair, list)
+        and len(pair) == 2
+        and isinstance(pair[0], int)
+        and isinstance(pair[1], str)
+        for pair in value
+    ):
+        msg = f"tensor {name!r}: windows must be [[start, sha256hex], ...]"
+        raise ValueError(msg)
+    got = [pair[0] for pair in value]
+    if got != starts:
+        msg = f"tensor {name!r}: window starts {got}, expected {starts}"
+        raise ValueError(msg)
+    return tuple((int(start), str(digest).lower()) for start, digest in value)
+
+
+def _tensor(name: str, entry: object, caps: Capabilities) -> TensorDigest:
+    if not isinstance(entry, dict):
+        msg = f"tensor {name!r}: expected an object"
+        raise ValueError(msg)
+    dtype, shape = entry.get("dtype"), entry.get("shape")
+    if not isinstance(dtype, str) or not isinstance(shape, list):
+        msg = f"tensor {name!r}: dtype (string) and shape (array) needed"
+        raise ValueError(msg)
+    if not all(isinstance(dim, int) and dim >= 0 for dim in shape):
+        msg = f"tensor {name!r}: shape must hold non-negative integers"
+        raise ValueError(msg)
+    nbytes = entry.get("nbytes", _nbytes(dtype, shape))
+    if not isinstance(nbytes, int):
+        msg = f"tensor {name!r}: nbytes must be an integer"
+        raise ValueError(msg)
+    if isinstance(entry.get("hex"), str):
+        try:
+            raw = bytes.fromhex(entry["hex"])
+        except ValueError:
+            msg = f"tensor {name!r}: hex is not hexadecimal"
+            raise ValueError(msg) from None
+        return TensorDigest.of(dtype, tuple(shape), raw)
+    if isinstance(entry.get("sha256"), str):
+        return TensorDigest(dtype, tuple(shape), nbytes, entry["sha256"].lower())
+    if "windows" in entry:
+        windows = _windows(name, entry["windows"], nbytes)
+        return TensorDigest(dtype, tuple(shape), nbytes, "", windows)
+    if caps.header_only:
+        return TensorDigest(dtype, tuple(shape), nbytes, "")
+    msg = f"tensor {name!r}: give sha256, hex or windows (or declare header_only)"
+    raise ValueError(msg)
+
+
+def content_of(answer: Mapping[str, Any], caps: Capabilities) -> Content:
+    """Check an accepted answer and turn it into digests."""
+    if not isinstance(answer.get("tensors"), dict):
+        msg = 'an accepted answer needs "tensors": {...}'
+        raise ValueError(msg)
+    metadata = answer.get("metadata")
     if metadata is not None and not (
         isinstance(metadata, dict)
         and all(isinstance(v, str) for v in metadata.values())
     ):
-        raise ValueError("metadata must be an object of strings or null")
-    tensors: dict[str, TensorDigest] = {}
-    for name, entry in data["tensors"].items():
-        if not isinstance(entry, dict):
-            raise ValueError(f"tensor {name!r}: expected an object")
-        dtype, shape = entry.get("dtype"), entry.get("shape")
-        if not isinstance(dtype, str) or not isinstance(shape, list):
-            raise ValueError(
-                f"tensor {name!r}: dtype (string) and shape (array) needed"
-            )
-        if not all(isinstance(dim, int) and dim >= 0 for dim in shape):
-            raise ValueError(f"tensor {name!r}: shape must hold non-negative integers")
-        if isinstance(entry.get("hex"), str):
-            raw = bytes.fromhex(entry["hex"])
-            digest = TensorDigest.of(dtype, tuple(shape), raw)
-        elif isinstance(entry.get("sha256"), str):
-            nbytes = entry.get("nbytes", -1)
-            if not isinstance(nbytes, int):
-                raise ValueError(f"tensor {name!r}: nbytes must be an integer")
-            digest = TensorDigest(dtype, tuple(shape), nbytes, entry["sha256"].lower())
-        else:
-            raise ValueError(f"tensor {name!r}: give sha256 or hex")
-        tensors[name] = digest
+        msg = "metadata must be an object of strings or null"
+        raise ValueError(msg)
+    tensors = {
+        name: _tensor(name, entry, caps) for name, entry in answer["tensors"].items()
+    }
     return Content(None if metadata is None else dict(metadata), tensors)
 
 
-def hash_hex(data: bytes) -> str:
-    """The digest a command reports for ``data`` (for tests and examples)."""
-    return hashlib.sha256(data).hexdigest()
+def parse_answer(out: bytes, caps: Capabilities | None = None) -> Content:
+    """Parse the stdout of an accepted read (for tests and examples)."""
+    try:
+        data: Any = json.loads(out)
+    except ValueError as exc:
+        msg = f"stdout is not JSON: {exc}"
+        raise ValueError(msg) from None
+    if not isinstance(data, dict):
+        msg = "stdout must be one JSON object"
+        raise ValueError(msg)
+    return content_of(data, caps or Capabilities())

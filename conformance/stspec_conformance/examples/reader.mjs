@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // A small safetensors reader and writer in Node.js that speaks the conformance
-// suite's command protocol (see the README, "The command protocol"):
+// suite's command protocol 2 (see the README, "The command protocol"):
 //
-//   node reader.mjs FILE            exit 0 + JSON description, or exit 1 (rejected)
-//   node reader.mjs --write OUT     JSON request on stdin -> OUT; exit 1 if refused
-//   node reader.mjs --describe      {"name", "version", "write", "save_dtypes"}
+//   node reader.mjs FILE            exit 0 + {"result": "accepted", ...}
+//                                   or exit 1 + {"result": "rejected", "rule", "reason"}
+//   node reader.mjs --write OUT     JSON request on stdin -> OUT; exit 0 + {"result": "written"}
+//                                   or exit 1 + {"result": "refused", "reason"}
+//   node reader.mjs --describe      {"protocol": 2, "name", "version", "capabilities"}
 //
 //   pytest conformance --impl="cmd:node conformance/stspec_conformance/examples/reader.mjs"
 //
@@ -13,7 +15,9 @@
 // integers written as 4.0; numbers above 2^53 are rejected because a double
 // cannot hold them exactly; whitespace around the object is accepted.  Its
 // real results are recorded in conformance/baselines/node-example.txt.
-// On rejection the first stderr line is the spec rule id (for --check-rules).
+// A rejection names the spec rule id (for --check-rules).  Every other failure
+// (a bug, an uncaught error, Node itself failing) prints no answer and is a
+// crash, whatever the exit status.
 
 import { closeSync, fstatSync, openSync, readSync, renameSync, writeFileSync, unlinkSync, readFileSync } from "node:fs";
 import { createHash } from "node:crypto";
@@ -155,6 +159,20 @@ function sha256Of(fd, start, length) {
   return hash.digest("hex");
 }
 
+// Tensors above 256 MiB are answered with the sha256 of three 1 MiB windows
+// (start, middle, end), as the protocol allows, instead of hashing gigabytes.
+const HASH_LIMIT = 256n * 1024n * 1024n;
+const WINDOW = 1024n * 1024n;
+
+function windowsOf(fd, start, length) {
+  const middle = length / 2n - WINDOW / 2n;
+  const starts = [...new Set([0n, middle > 0n ? middle : 0n, length > WINDOW ? length - WINDOW : 0n])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return starts.map((at) => {
+    const size = length - at < WINDOW ? length - at : WINDOW;
+    return [Number(at), sha256Of(fd, start + Number(at), size)];
+  });
+}
+
 function describeFile(path) {
   const fd = openSync(path, "r");
   try {
@@ -163,14 +181,13 @@ function describeFile(path) {
     checkLayout(tensors, bufferLength);
     const out = {};
     for (const t of tensors) {
-      out[t.name] = {
-        dtype: t.dtype,
-        shape: t.shape.map(Number),
-        nbytes: Number(t.end - t.begin),
-        sha256: sha256Of(fd, dataStart + Number(t.begin), t.end - t.begin),
-      };
+      const nbytes = t.end - t.begin;
+      const entry = { dtype: t.dtype, shape: t.shape.map(Number), nbytes: Number(nbytes) };
+      if (nbytes > HASH_LIMIT) entry.windows = windowsOf(fd, dataStart + Number(t.begin), nbytes);
+      else entry.sha256 = sha256Of(fd, dataStart + Number(t.begin), nbytes);
+      out[t.name] = entry;
     }
-    return { metadata, tensors: out };
+    return { result: "accepted", metadata, tensors: out };
   } finally {
     closeSync(fd);
   }
@@ -236,10 +253,11 @@ function write(out) {
 const args = process.argv.slice(2);
 try {
   if (args[0] === "--describe") {
-    const save_dtypes = DTYPES.map(([name]) => name);
-    process.stdout.write(JSON.stringify({ name: "reader.mjs (Node.js example)", version: "0.1.0", write: true, save_dtypes }) + "\n");
+    const capabilities = { write: true, write_dtypes: DTYPES.map(([name]) => name) };
+    process.stdout.write(JSON.stringify({ protocol: 2, name: "reader.mjs (Node.js example)", version: "0.2.0", capabilities }) + "\n");
   } else if (args[0] === "--write" && args.length === 2) {
     write(args[1]);
+    process.stdout.write(JSON.stringify({ result: "written" }) + "\n");
   } else if (args.length === 1) {
     process.stdout.write(JSON.stringify(describeFile(args[0])) + "\n");
   } else {
@@ -248,11 +266,12 @@ try {
   }
 } catch (error) {
   if (error instanceof Rejected) {
-    process.stderr.write(`${error.rule}\n${error.message}\n`);
+    const result = args[0] === "--write" ? "refused" : "rejected";
+    process.stdout.write(JSON.stringify({ result, rule: error.rule, reason: error.message }) + "\n");
     process.exitCode = 1;
   } else {
-    // Not a rejection but a bug: exit 70, which the suite counts as a crash
-    // (an uncaught exception would exit 1 and look like a rejection).
+    // Not a rejection but a bug: no answer on stdout, so the suite counts a
+    // crash; exit 70 says so to people too.
     process.stderr.write(`${error.stack ?? error}\n`);
     process.exitCode = 70;
   }

@@ -1,0 +1,111 @@
+"""The CPU time, wall-clock time and memory one load may use.
+
+Every allowance comes from the file's length (``st_size``), never from its
+blocks on disk: a sparse file and the same bytes stored densely get the same
+allowance.  A reader may use memory in proportion to the bytes that exist:
+:data:`HEADER_FACTOR` times the header (parsing JSON into objects costs many
+times its text) plus :data:`DATA_FACTOR` times the rest (the file read whole,
+a copy, the tensors returned as ``bytes``).  What a header *claims* beyond
+the file's end earns nothing, so a 16-byte file claiming 2^64 bytes still
+fails if the reader allocates from the claim.
+
+Hangs are judged by CPU time (a loaded machine slows a reader down but does
+not make it use more CPU): the base (``--case-timeout``) plus one second per
+:data:`CPU_BYTES_PER_SECOND` of file, since an accepted file makes the reader
+deliver up to that many bytes.  Wall-clock time is only a backstop for
+readers that wait without computing (a sleep, a lock, a blocked pipe).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import struct
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+__all__ = [
+    "CPU_BYTES_PER_SECOND",
+    "DATA_FACTOR",
+    "HEADER_FACTOR",
+    "Allowance",
+    "Limits",
+    "header_length",
+]
+
+MIB: Final = 1024 * 1024
+HEADER_FACTOR: Final = 64
+DATA_FACTOR: Final = 3
+# A conservative rate: sha256 and a plain read run at several hundred MiB/s
+# of CPU; a window-hashing reader of the 4 GiB case needs a few seconds.
+CPU_BYTES_PER_SECOND: Final = 64 * MIB
+# The wall-clock backstop grows with the CPU limit so that a machine running
+# everything at once (2 cores, 8 jobs) does not turn slow into "hung".
+WALL_FACTOR: Final = 3
+
+
+def header_length(path: str | Path, length: int) -> int:
+    """The header's length as the file's prefix states it, capped at the file."""
+    try:
+        with open(path, "rb") as file:
+            prefix = file.read(8)
+    except OSError:
+        return 0
+    if len(prefix) < 8:
+        return 0
+    (stated,) = struct.unpack("<Q", prefix)
+    return int(min(stated, max(0, length - 8)))
+
+
+@dataclass(frozen=True, slots=True)
+class Allowance:
+    """What one load of one file may use."""
+
+    length: int  # the file's length in bytes
+    memory: int  # bytes above the process's own size
+    cpu_seconds: float
+    wall_seconds: float
+
+    def cpu_rlimit(self) -> int:
+        """Whole seconds for ``RLIMIT_CPU`` (it has one-second granularity)."""
+        return max(1, math.ceil(self.cpu_seconds))
+
+    def describe(self) -> str:
+        """For failure messages: how the allowance was computed."""
+        return (
+            f"{self.memory / MIB:.1f} MiB of memory, {self.cpu_seconds:g} s of CPU "
+            f"and {self.wall_seconds:g} s of wall-clock time for a file of "
+            f"{self.length} bytes"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The run's settings; :meth:`for_file` turns them into one allowance."""
+
+    cpu_seconds: float = 10.0  # --case-timeout
+    wall_seconds: float = 60.0  # --wall-timeout
+    memory_budget: int = 64 * MIB  # --memory-budget: on top of the file's share
+
+    def for_file(
+        self, path: str | Path, *, cpu_seconds: float | None = None
+    ) -> Allowance:
+        """The allowance for ``path`` (``cpu_seconds`` overrides the base)."""
+        try:
+            length = os.stat(path).st_size
+        except OSError:
+            length = 0
+        head = header_length(path, length)
+        memory = (
+            self.memory_budget
+            + HEADER_FACTOR * head
+            + DATA_FACTOR * max(0, length - head)
+        )
+        base = self.cpu_seconds if cpu_seconds is None else cpu_seconds
+        extra = length / CPU_BYTES_PER_SECOND
+        cpu = base + extra
+        wall = max(self.wall_seconds, 2 * base) + WALL_FACTOR * extra
+        return Allowance(length, memory, cpu, wall)

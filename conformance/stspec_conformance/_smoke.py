@@ -1,0 +1,85 @@
+"""The smoke gate: before any case runs, the implementation must work at all.
+
+A reader that cannot start (a wrapper whose library import fails, a JVM
+without its class, a runtime refused by a memory limit) would otherwise
+"reject" every invalid file and score perfectly on them.  So the controller
+checks, once, that a command answers ``--describe`` and that the
+implementation accepts a minimal valid file built by the reference writer,
+with the right content (for a header-only validator: dtypes and shapes).
+Anything else stops the run with a usage error saying what happened.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+import stspec
+from stspec_conformance._capabilities import DTYPE_ORDER
+from stspec_conformance._model import Content, Outcome
+
+if TYPE_CHECKING:
+    from stspec_conformance.adapters import Adapter
+
+__all__ = ["SmokeError", "check", "minimal_file"]
+
+FILE_NAME: Final = "stspec_smoke.safetensors"
+_PREFERRED: Final = ("F32", "U8")
+
+
+class SmokeError(Exception):
+    """The implementation failed the smoke gate; the message says how."""
+
+
+def minimal_file(adapter: Adapter) -> tuple[bytes, Content]:
+    """A small valid file in a dtype the implementation reads, and its content."""
+    caps = adapter.capabilities
+    dtype = next(
+        (d for d in (*_PREFERRED, *DTYPE_ORDER) if caps.reads(d)), DTYPE_ORDER[0]
+    )
+    bits = stspec.DTYPES[DTYPE_ORDER.index(dtype)].bits
+    # eight elements are whole bytes for every dtype (4-, 6- and 8k-bit)
+    raw = bytes((17 * i + 3) % 256 for i in range(bits))
+    tensors = {"weight": (dtype, (8,), raw)}
+    metadata = {"format": "stspec-smoke"}
+    data = stspec.serialize(tensors, metadata)
+    return data, Content.from_raw(tensors, metadata)
+
+
+def _full(outcome: Outcome) -> str:
+    kind = outcome.exception or outcome.crash
+    text = outcome.status + (f" ({kind})" if kind else "")
+    return text + (f": {outcome.message[:1500]}" if outcome.message else "")
+
+
+def check(adapter: Adapter, *, timeout: float) -> None:
+    """Raise :class:`SmokeError` unless the implementation can run at all."""
+    describe_error = getattr(adapter, "describe_error", "")
+    if describe_error:
+        msg = (
+            f"{adapter.label()}: --describe failed, so the program cannot be "
+            f"trusted to run: {describe_error}"
+        )
+        raise SmokeError(msg)
+    data, expected = minimal_file(adapter)
+    with tempfile.TemporaryDirectory(prefix="stspec-smoke-") as directory:
+        path = Path(directory, FILE_NAME)
+        path.write_bytes(data)
+        outcome = adapter.attempt_load(str(path), timeout=timeout)
+        what = (
+            f"a minimal valid file ({len(data)} bytes, one tensor "
+            f"{next(iter(expected.tensors.values())).describe()}, "
+            f"metadata {expected.metadata})"
+        )
+        if outcome.status != "accepted" or outcome.content is None:
+            msg = (
+                f"{adapter.label()} cannot load {what}: {_full(outcome)}. "
+                "Every case would fail or score as a rejection; fix the "
+                "implementation or its adapter first"
+            )
+            raise SmokeError(msg)
+        problems = outcome.content.differences(expected)
+    if problems:
+        msg = f"{adapter.label()} loads {what} wrongly: {'; '.join(problems[:3])}"
+        raise SmokeError(msg)

@@ -1,0 +1,255 @@
+"""Command protocol 2: a rejection is an answer, everything else is a crash, a
+hang or ``resource``; a program that cannot run stops the run before any case."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from _suite_runner import ROOT, run_suite
+
+from stspec_conformance._capabilities import Capabilities
+from stspec_conformance._limits import Limits
+from stspec_conformance.adapters.command import CommandAdapter
+
+READER = Path(__file__).resolve().parent / "impls" / "cmd_reader.py"
+FILES = ROOT / "corpus" / "files"
+LIMITS = Limits(cpu_seconds=5, wall_seconds=20)
+
+
+def reader(*switches: str) -> str:
+    return f"cmd:{sys.executable} {READER} {' '.join(switches)}".rstrip()
+
+
+def _script(tmp_path: Path, body: str) -> CommandAdapter:
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent(body))
+    return CommandAdapter(
+        [sys.executable, str(script)], memory_limit=2048 << 20, limits=LIMITS
+    )
+
+
+def test_a_rejection_is_a_positive_answer(tmp_path: Path) -> None:
+    adapter = _script(
+        tmp_path,
+        """
+        import json, sys
+        if sys.argv[1] == "--describe":
+            print(json.dumps({"protocol": 2, "name": "p", "version": "1"}))
+        else:
+            print(json.dumps({"result": "rejected", "rule": "FILE-PREFIX"}))
+            sys.exit(1)
+        """,
+    )
+    assert adapter.protocol == 2
+    outcome = adapter.attempt_load(
+        str(FILES / "n_prefix_file_empty.safetensors"), timeout=5
+    )
+    assert outcome.status == "rejected"
+    assert outcome.rule == "FILE-PREFIX"
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "says"),
+    [
+        ("raise RuntimeError('boom')", "crashed", "RuntimeError: boom"),
+        ("sys.stderr.write('FILE-PREFIX'); sys.exit(1)", "crashed", "exit status 1"),
+        ('print(\'{"result": "rejected"}\')', "invalid-output", "exits 1"),
+        ("print('not json')", "invalid-output", "not one JSON object"),
+        ("import os; os.kill(os.getpid(), 11)", "crashed", "SIGSEGV"),
+        ("bytearray(1 << 40)", "resource", "MemoryError"),
+    ],
+)
+def test_anything_but_an_answer_is_not_a_rejection(
+    tmp_path: Path, body: str, status: str, says: str
+) -> None:
+    adapter = _script(
+        tmp_path, f"import sys\nif sys.argv[1] != '--describe':\n    {body}\n"
+    )
+    outcome = adapter.attempt_load(
+        str(FILES / "n_prefix_file_empty.safetensors"), timeout=5
+    )
+    assert outcome.status == status, outcome
+    assert says in outcome.message + outcome.crash, outcome
+
+
+def test_protocol_1_accepted_answers_still_work(tmp_path: Path) -> None:
+    adapter = _script(
+        tmp_path,
+        """
+        import json, sys
+        if sys.argv[1] != "--describe":
+            print(json.dumps({"metadata": None, "tensors": {
+                "t": {"dtype": "U8", "shape": [2], "hex": "0102"}}}))
+        """,
+    )
+    assert adapter.protocol == 1
+    outcome = adapter.attempt_load(
+        str(FILES / "n_prefix_file_empty.safetensors"), timeout=5
+    )
+    assert outcome.status == "accepted"
+    assert outcome.content is not None
+    assert outcome.content.tensors["t"].nbytes == 2
+
+
+def test_a_missing_nbytes_is_computed_from_dtype_and_shape(tmp_path: Path) -> None:
+    adapter = _script(
+        tmp_path,
+        """
+        import json, sys
+        if sys.argv[1] != "--describe":
+            print(json.dumps({"result": "accepted", "metadata": None, "tensors": {
+                "t": {"dtype": "F4", "shape": [2, 3], "sha256": "AB"}}}))
+        """,
+    )
+    outcome = adapter.attempt_load(
+        str(FILES / "n_prefix_file_empty.safetensors"), timeout=5
+    )
+    assert outcome.content is not None
+    assert outcome.content.tensors["t"].nbytes == 3
+    assert outcome.content.tensors["t"].sha256 == "ab"
+
+
+def test_windows_only_above_256_mib_and_at_the_defined_starts(tmp_path: Path) -> None:
+    adapter = _script(
+        tmp_path,
+        """
+        import json, sys
+        if sys.argv[1] != "--describe":
+            n = int(sys.argv[1].rsplit("-", 1)[-1]) if False else 1 << 20
+            print(json.dumps({"result": "accepted", "metadata": None, "tensors": {
+                "t": {"dtype": "U8", "shape": [1 << 20], "windows": [[0, "ab"]]}}}))
+        """,
+    )
+    outcome = adapter.attempt_load(
+        str(FILES / "n_prefix_file_empty.safetensors"), timeout=5
+    )
+    assert outcome.status == "invalid-output"
+    assert "windows are for tensors above" in outcome.message
+
+
+def test_header_only_answers_need_the_declaration(tmp_path: Path) -> None:
+    body = """
+        import json, sys
+        if sys.argv[1] == "--describe":
+            print(json.dumps({"protocol": 2, "capabilities": {"header_only": HEADER}}))
+        else:
+            print(json.dumps({"result": "accepted", "metadata": None, "tensors": {
+                "t": {"dtype": "U8", "shape": [2]}}}))
+        """
+    path = str(FILES / "n_prefix_file_empty.safetensors")
+    declared = _script(tmp_path, body.replace("HEADER", "True"))
+    assert declared.capabilities == Capabilities(header_only=True)
+    assert declared.attempt_load(path, timeout=5).status == "accepted"
+    undeclared = _script(tmp_path, body.replace("HEADER", "False"))
+    outcome = undeclared.attempt_load(path, timeout=5)
+    assert outcome.status == "invalid-output"
+    assert "declare header_only" in outcome.message
+
+
+@pytest.mark.parametrize(
+    ("impl", "says"),
+    [
+        (reader("--on=.safetensors:traceback"), "RuntimeError: a bug, not a rejection"),
+        (
+            f"cmd:{shutil.which('node') or 'node'} no-such-reader.mjs",
+            "--describe failed",
+        ),
+        (
+            f"cmd:{shutil.which('java') or 'java'} NoSuchReaderClass",
+            "--describe failed",
+        ),
+    ],
+    ids=["python-traceback", "node-missing-script", "java-missing-class"],
+)
+def test_a_program_that_cannot_run_stops_the_run(
+    impl: str, says: str, tmp_path: Path
+) -> None:
+    program = impl[4:].split(maxsplit=1)[0]
+    if shutil.which(program) is None:
+        pytest.skip(f"needs {program}")
+    run = run_suite(impl, "-k", "n_prefix", tmp_path=tmp_path)
+    assert run.returncode == 4, run.output[-3000:]  # pytest.ExitCode.USAGE_ERROR
+    assert says in run.output, run.output[-3000:]
+    assert "passed" not in run.output
+
+
+def test_crashes_hangs_and_tracebacks_are_outcomes(tmp_path: Path) -> None:
+    run = run_suite(
+        reader(
+            "--on=y_prefix_smallest_file.safetensors:kill9",
+            "--on=y_text_padding_none.safetensors:sleep",
+            "--on=y_structure_name_dotted.safetensors:spin",
+            "--on=n_prefix_file_empty.safetensors:exit3",
+            "--on=n_prefix_file_1_byte.safetensors:traceback",
+        ),
+        "-k",
+        (
+            "y_prefix_smallest_file or y_text_padding_none or y_structure_name_dotted "
+            "or n_prefix_file_empty or n_prefix_file_1_byte or n_prefix_n_zero"
+        ),
+        "--case-timeout=1",
+        "--wall-timeout=10",  # the spinning reader needs 2 s of CPU first
+        tmp_path=tmp_path,
+    )
+    killed = run.test("test_must_accept[y_prefix_smallest_file]")
+    assert "signal 9" in killed["message"], killed
+    asleep = run.test("test_must_accept[y_text_padding_none]")
+    assert "hung" in asleep["message"]
+    assert "wall-clock" in asleep["message"]
+    spinning = run.test("test_must_accept[y_structure_name_dotted]")
+    assert "hung" in spinning["message"]
+    assert "CPU time" in spinning["message"]
+    assert (
+        "exit status 3" in run.test("test_must_reject[n_prefix_file_empty]")["message"]
+    )
+    traceback = run.test("test_must_reject[n_prefix_file_1_byte]")
+    assert traceback["result"] == "failed"  # not a rejection
+    assert "RuntimeError" in traceback["message"]
+    assert run.results["test_must_reject[n_prefix_n_zero]"] == "passed"
+
+
+@pytest.mark.parametrize("switch", ["--whole", "--mmap"])
+def test_a_readme_reader_passes_the_large_cases_at_the_defaults(
+    switch: str, tmp_path: Path
+) -> None:
+    run = run_suite(reader(switch), "-k", "test_large", tmp_path=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.results["test_must_accept[y_layout_offsets_beyond_4gib]"] == "passed"
+    assert (
+        run.results["test_must_reject[n_example_format_notes_size_mismatch]"]
+        == "passed"
+    )
+
+
+def test_header_only_validator_passes_with_its_declaration_and_fails_when_lax(
+    tmp_path: Path,
+) -> None:
+    select = (
+        "y_dtype_f16_values or y_layout_50000_tensors or n_layout_hole_between_tensors"
+    )
+    strict = run_suite(reader("--header-only"), "-k", select, tmp_path=tmp_path)
+    assert strict.returncode == 0, strict.output[-3000:]
+    lax = run_suite(reader("--header-only", "--lax"), "-k", select, tmp_path=tmp_path)
+    assert lax.returncode == 1
+    failed = lax.test("test_must_reject[n_layout_hole_between_tensors]")
+    assert failed["result"] == "failed"
+    assert "accepted" in failed["message"]
+
+
+def test_a_reader_allocating_from_a_claim_is_a_resource_failure(tmp_path: Path) -> None:
+    run = run_suite(
+        reader("--on=n_layout_bounds_end_2pow53_plus_1.safetensors:alloc"),
+        "-k",
+        "n_layout_bounds_end_2pow53_plus_1",
+        tmp_path=tmp_path,
+    )
+    entry = run.test("test_must_reject[n_layout_bounds_end_2pow53_plus_1]")
+    assert entry["result"] == "failed"
+    assert entry["message"].startswith("resource:"), entry
+    report = json.dumps(run.report)
+    assert "resource" in report

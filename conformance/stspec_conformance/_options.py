@@ -63,6 +63,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_TIMEOUT:g})",
     )
     group.addoption(
+        "--no-smoke-gate",
+        action="store_true",
+        help="run even if the implementation cannot load a minimal valid file "
+        "(or a command fails --describe); for debugging an adapter",
+    )
+    group.addoption(
         "--wall-timeout",
         type=float,
         default=DEFAULT_WALL_TIMEOUT,

@@ -23,6 +23,7 @@ def test_rules_violated_lists_only_wrong_verdicts(tmp_path: Path) -> None:
     run = run_suite(
         str(JUDGED / "rejects_everything.py"),
         "--check-rules",
+        "--no-smoke-gate",  # it would stop at the smoke gate
         f"--report-md={md}",
         "-k",
         "n_layout_hole_between_tensors or n_prefix_file_empty or "

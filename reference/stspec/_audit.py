@@ -6,8 +6,6 @@ import contextlib
 import json
 import os
 import sys
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
 
 from stspec._check import FileResult, Progress, Task, check_files
 from stspec._inputs import Target, gather
@@ -23,10 +21,15 @@ from stspec._summary import Summary, combine
 from stspec._terminal import complain, count, out, out_json, violation_line
 from stspec._version import SPEC_VERSION, __version__
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Final, NamedTuple
 
     from stspec._inputs import Refused
+else:
+    from stspec._record import NamedTuple
 
 __all__ = ["Options", "audit"]
 
@@ -35,8 +38,7 @@ INVALID: Final = 1  # invalid or tolerated: the strict reference rejects both
 TROUBLE: Final = 2  # usage or I/O error
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(NamedTuple):
     """What the command line asked for."""
 
     every: bool = False
@@ -48,17 +50,29 @@ class Options:
     wait: float = 60.0
 
 
-@dataclass(slots=True)
 class _Model:
     """A sharded checkpoint: its index file and what checking it found."""
 
-    target: Target
-    index: Index | None
-    findings: list[Finding]
-    shard_paths: dict[str, str] = field(default_factory=dict)  # name -> path
-    omitted: dict[str, int] = field(default_factory=dict)
-    invalid_shards: list[str] = field(default_factory=list)
-    summary: Summary | None = None
+    __slots__ = (
+        "findings",
+        "index",
+        "invalid_shards",
+        "omitted",
+        "shard_paths",
+        "summary",
+        "target",
+    )
+
+    def __init__(
+        self, target: Target, index: Index | None, findings: list[Finding]
+    ) -> None:
+        self.target = target
+        self.index = index
+        self.findings = findings
+        self.shard_paths: dict[str, str] = {}  # name -> path
+        self.omitted: dict[str, int] = {}
+        self.invalid_shards: list[str] = []
+        self.summary: Summary | None = None
 
     def count(self, severity: str) -> int:
         """How many findings of ``severity`` there were, listed or not."""

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final, TextIO
 
 from stspec._errors import SafetensorsError
 from stspec._reader import read, validate
@@ -14,8 +12,13 @@ from stspec._shards import Holdings
 from stspec._sniff import SNIFF_SIZE, Format, sniff
 from stspec._summary import Summary, summarize
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
+    from typing import Final, NamedTuple, TextIO
+else:
+    from stspec._record import NamedTuple
 
 __all__ = [
     "FileResult",
@@ -37,8 +40,7 @@ _PROGRESS_AFTER: Final = 0.5  # seconds before a progress line appears
 _PROGRESS_EVERY: Final = 0.1
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
+class Task(NamedTuple):
     """One file to check; ``every``: list every violation, not the first."""
 
     path: str
@@ -47,8 +49,7 @@ class Task:
     holdings: bool  # keep the tensor names (for a sharded model's checks)
 
 
-@dataclass(frozen=True, slots=True)
-class FileResult:
+class FileResult(NamedTuple):
     """What checking one file found.
 
     ``verdict`` is ``valid``, ``invalid``, ``tolerated``, ``rejected`` (only
@@ -64,7 +65,8 @@ class FileResult:
     holdings: Holdings | None = None
     reason: str | None = None
     # Violations found beyond the reader's cap per rule, not listed: rule -> count.
-    omitted: dict[str, int] = field(default_factory=dict)
+    # (A shared default: results are never changed after they are made.)
+    omitted: dict[str, int] = {}  # noqa: RUF012 - see above
 
 
 def check_file(task: Task) -> FileResult:

@@ -6,7 +6,6 @@ import argparse
 import contextlib
 import json
 import os
-from typing import TYPE_CHECKING, Final
 
 from stspec import SafetensorsError, read, validate, verdict_of
 from stspec._audit import Options, audit
@@ -15,8 +14,11 @@ from stspec._inputs import gather
 from stspec._terminal import complain, count, out, out_json, violation_line
 from stspec._version import __version__
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Final
 
     from stspec import SafetensorsFile
 

@@ -13,17 +13,20 @@ never end or would not mean what its size says.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import select
 import stat
-from typing import TYPE_CHECKING, Final
 
 from stspec._rules import MAX_HEADER_SIZE
 from stspec._shards import INDEX_SUFFIX
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import contextlib
+    from typing import Final, NamedTuple
+else:
+    from stspec._record import NamedTuple
 
 __all__ = ["Inputs", "Refused", "Target", "gather"]
 
@@ -36,31 +39,35 @@ _SUFFIX: Final = ".safetensors"
 _PROCESS_PATHS: Final = ("/dev/", "/proc/")
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
 class Target:
     """A file to check: ``path`` is opened, ``shown`` is printed."""
 
-    path: str
-    shown: str
-    index: bool = False
+    # A plain class: a NamedTuple field may not be called "index".
+    __slots__ = ("index", "path", "shown")
+
+    def __init__(self, path: str, shown: str, *, index: bool = False) -> None:
+        self.path = path
+        self.shown = shown
+        self.index = index  # a sharded checkpoint's index file
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Refused:
+class Refused(NamedTuple):
     """An argument that cannot be checked, and why (exit status 2)."""
 
     shown: str
     reason: str
 
 
-@dataclasses.dataclass(slots=True)
 class Inputs:
     """What the arguments name, in order, plus the files folders also hold."""
 
-    targets: list[Target] = dataclasses.field(default_factory=list)
-    refused: list[Refused] = dataclasses.field(default_factory=list)
-    # folder -> the files in it that are neither safetensors nor an index
-    skipped: dict[str, list[str]] = dataclasses.field(default_factory=dict)
+    __slots__ = ("refused", "skipped", "targets")
+
+    def __init__(self) -> None:
+        self.targets: list[Target] = []
+        self.refused: list[Refused] = []
+        # folder -> the files in it that are neither safetensors nor an index
+        self.skipped: dict[str, list[str]] = {}
 
 
 def gather(
@@ -184,7 +191,7 @@ def _refuse_pseudo_file(path: str) -> None:
 def _stdin(wait: float, scratch: contextlib.ExitStack) -> Target:
     mode = os.fstat(0).st_mode
     if stat.S_ISREG(mode):
-        return dataclasses.replace(_regular("/dev/stdin", scratch), shown="-")
+        return Target(_regular("/dev/stdin", scratch).path, "-")
     if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
         raise _RefusedError(f"stdin is not a file or a pipe ({_kind(mode)})")
     return _stream(0, "-", wait, scratch)

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import json
 import posixpath
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Final
 
 from stspec._rules import SHARD_CHECKS_BY_ID
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from typing import Final, NamedTuple
+else:
+    from stspec._record import NamedTuple
 
 __all__ = [
     "INDEX_SUFFIX",
@@ -39,8 +42,7 @@ INDEX_SUFFIX: Final = ".safetensors.index.json"
 CAP: Final = 100
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(NamedTuple):
     """One inconsistency of a sharded model.
 
     ``offset`` is a byte offset in ``file`` where one is known: the JSON
@@ -71,8 +73,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Index:
+class Index(NamedTuple):
     """A well-formed index: tensor name -> shard file name, and its metadata."""
 
     weight_map: dict[str, str]
@@ -89,8 +90,7 @@ class Index:
         return [shard for shard in self.shards if _plain_file_name(shard)]
 
 
-@dataclass(frozen=True, slots=True)
-class Holdings:
+class Holdings(NamedTuple):
     """The tensors a valid shard holds: name -> (begin, end) in its buffer."""
 
     data_start: int

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import codecs
-from typing import Final, NamedTuple
+
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, NamedTuple
+else:
+    from stspec._record import NamedTuple
 
 __all__ = ["SNIFF_SIZE", "Format", "sniff"]
 

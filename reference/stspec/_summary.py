@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
 from stspec._dtypes import DTYPES
 from stspec._terminal import escape, human_bytes, share
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import NamedTuple
 
     from stspec._reader import SafetensorsFile
+else:
+    from stspec._record import NamedTuple
 
 __all__ = ["Summary", "combine", "summarize"]
 
 
-@dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(NamedTuple):
     """Totals over one file, or over the files of one model.
 
     ``parameters`` counts elements (a scalar is one, a BOOL one per byte, an

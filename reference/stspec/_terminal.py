@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Final
 
 from stspec._errors import json_path
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from stspec._errors import SafetensorsError
 
 __all__ = [

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from writes import OLD
 
 from stspec import _atomic
+from writer.writes import OLD
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -9,10 +9,10 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from writes import OLD, TENSORS, names
 
 import stspec
 from stspec import SafetensorsError, _atomic, serialize, write
+from writer.writes import OLD, TENSORS, names
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -14,9 +14,9 @@ import signal
 from typing import TYPE_CHECKING
 
 import pytest
-from writes import OLD, names
 
 from stspec import Tensor, _atomic, serialize, write
+from writer.writes import OLD, names
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -8,9 +8,9 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from writes import OLD, TENSORS, names
 
 from stspec import serialize, write
+from writer.writes import OLD, TENSORS, names
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

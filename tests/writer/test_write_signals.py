@@ -9,9 +9,9 @@ import threading
 from typing import TYPE_CHECKING
 
 import pytest
-from writes import OLD, TENSORS, names
 
 from stspec import serialize, write
+from writer.writes import OLD, TENSORS, names
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -9,9 +9,9 @@ import sys
 from typing import TYPE_CHECKING
 
 import pytest
-from writes import TENSORS, names
 
 from stspec import _atomic, serialize, write
+from writer.writes import TENSORS, names
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -105,9 +105,10 @@ def audit(paths: list[str], options: Options) -> int:
             tasks, check_files(tasks, jobs=options.jobs, meter=meter), strict=True
         ):
             results[task.path] = result
-            meter.clear()
             status = max(status, _outcome(result))
-            if not options.as_json:
+            quiet = options.quiet and result.verdict == "valid"
+            if not options.as_json and not quiet:
+                meter.clear()  # the progress line stays unless a result replaces it
                 _print_file(result, options)
         for model in models:
             _check_model(model, results)
@@ -218,17 +219,17 @@ def _check_model(model: _Model, results: dict[str, FileResult]) -> None:
 
 
 def _print_file(result: FileResult, options: Options) -> None:
+    """Print one file's lines (not called for a valid file under --quiet)."""
     if result.reason is not None:
         _complain(result.shown, result.reason)
         return
     if result.summary is not None:
-        if not options.quiet:
-            summary = result.summary
-            tensors = count(summary.tensors, "tensor")
-            size = count(summary.file_bytes, "byte")
-            out(f"{result.shown}: valid ({tensors}, {size})")
-            if options.summary:
-                out(*summary.lines())
+        summary = result.summary
+        tensors = count(summary.tensors, "tensor")
+        size = count(summary.file_bytes, "byte")
+        out(f"{result.shown}: valid ({tensors}, {size})")
+        if options.summary:
+            out(*summary.lines())
         return
     if result.looks_like is not None:
         error = result.errors[0]

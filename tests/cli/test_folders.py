@@ -251,3 +251,25 @@ def test_violations_beyond_the_readers_cap_are_counted(
     assert log["runs"][0]["properties"] == {
         "omittedResults": {str(path): {"DTYPE-NAME": 41}}
     }
+
+
+def test_a_hub_cache_snapshot_of_symlinks_is_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # huggingface_hub's cache: snapshots/<revision>/<name> -> ../../blobs/<hash>
+    model = write_model(tmp_path / "made")
+    blobs = tmp_path / "hub" / "blobs"
+    snapshot = tmp_path / "hub" / "snapshots" / "0123abc"
+    blobs.mkdir(parents=True)
+    snapshot.mkdir(parents=True)
+    for number, path in enumerate(sorted(model.iterdir())):
+        path.rename(blobs / f"blob{number}")
+        (snapshot / path.name).symlink_to(f"../../blobs/blob{number}")
+    status, out, _ = run(capsys, "check", str(tmp_path / "hub"))
+    assert status == 0
+    # The blobs have no suffix: found through the snapshot's links only.
+    assert out.splitlines()[-2:] == [
+        f"{snapshot / INDEX}: model valid (2 shards, 3 tensors, 11 parameters)",
+        f"{tmp_path / 'hub'}: 3 other files not checked "
+        "(blobs/blob0, blobs/blob1, blobs/blob2)",
+    ]

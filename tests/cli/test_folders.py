@@ -270,6 +270,8 @@ def test_a_hub_cache_snapshot_of_symlinks_is_checked(
     # The blobs have no suffix: found through the snapshot's links only.
     assert out.splitlines()[-2:] == [
         f"{snapshot / INDEX}: model valid (2 shards, 3 tensors, 11 parameters)",
-        f"{tmp_path / 'hub'}: 3 other files not checked "
-        "(blobs/blob0, blobs/blob1, blobs/blob2)",
+        (
+            f"{tmp_path / 'hub'}: 3 other files not checked "
+            "(blobs/blob0, blobs/blob1, blobs/blob2)"
+        ),
     ]

@@ -9,7 +9,7 @@ import sys
 
 from stspec._check import FileResult, Progress, Task, check_files
 from stspec._inputs import Target, gather
-from stspec._rules import SHARD_CHECKS_BY_ID
+from stspec._rules import MAX_HEADER_SIZE, SHARD_CHECKS_BY_ID
 from stspec._shards import (
     Finding,
     Holdings,
@@ -137,18 +137,23 @@ def _full(options: Options) -> bool:
 
 
 def _open_model(target: Target) -> _Model:
+    def unusable(why: str) -> _Model:
+        return _Model(
+            target, None, [Finding("SHARD-INDEX-JSON", target.shown, None, None, why)]
+        )
+
     try:
         with open(target.path, "rb") as file:  # noqa: PTH123 - a plain path string
-            raw = file.read()
+            # An index of a million tensors is about 100 MB; a file beyond the
+            # header limit is not read into memory at all.
+            raw = file.read(MAX_HEADER_SIZE + 1)
     except OSError as exc:
-        finding = Finding(
-            "SHARD-INDEX-JSON",
-            target.shown,
-            None,
-            None,
-            f"cannot read the index: {exc.strerror or exc}",
+        return unusable(f"cannot read the index: {exc.strerror or exc}")
+    if len(raw) > MAX_HEADER_SIZE:
+        return unusable(
+            f"the index is longer than {MAX_HEADER_SIZE:,} bytes, the most "
+            "this checker reads"
         )
-        return _Model(target, None, [finding])
     index, findings = parse_index(raw, target.shown)
     model = _Model(target, index, findings)
     if index is not None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
+from stspec import _audit
 from stspec._rules import SHARD_CHECKS, SHARD_CHECKS_BY_ID
 from stspec._shards import CAP
 
@@ -340,3 +341,49 @@ def test_the_checks_are_the_specs() -> None:
     ]
     assert {check.severity for check in SHARD_CHECKS} == {"error", "warning"}
     assert all(check.statement.endswith(".") for check in SHARD_CHECKS)
+
+
+def test_an_index_beyond_the_header_limit_is_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(_audit, "MAX_HEADER_SIZE", 50)
+    (tmp_path / INDEX).write_text(json.dumps(_index(weight_map(SHARDS))), "utf-8")
+    status, out, _ = run(capsys, "check", str(tmp_path))
+    assert status == 1
+    assert out.splitlines() == [
+        (
+            f"{tmp_path / INDEX}: SHARD-INDEX-JSON: the index is longer than 50 bytes, "
+            "the most this checker reads"
+        ),
+        f"{tmp_path / INDEX}: model invalid: the index cannot be used",
+    ]
+
+
+def test_shards_written_by_hf_safetensors_are_a_valid_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    np = pytest.importorskip("numpy")
+    hf = pytest.importorskip("safetensors.numpy")
+    shards = {
+        "model-00001-of-00002.safetensors": {
+            "embed.weight": np.ones((8, 4), dtype=np.float16),
+            "layers.0.weight": np.arange(12, dtype=np.float32).reshape(3, 4),
+        },
+        "model-00002-of-00002.safetensors": {
+            "lm_head.weight": np.zeros((8, 4), dtype=np.float16),
+            "layers.0.mask": np.array([True, False]),
+        },
+    }
+    for shard, tensors in shards.items():
+        hf.save_file(tensors, str(tmp_path / shard), metadata={"format": "pt"})
+    # As huggingface_hub writes it: storage sizes summed, then json.dump(indent=2).
+    total = sum(
+        array.nbytes for tensors in shards.values() for array in tensors.values()
+    )
+    names = {name: shard for shard, tensors in shards.items() for name in tensors}
+    index = {"metadata": {"total_size": total}, "weight_map": names}
+    (tmp_path / INDEX).write_text(json.dumps(index, indent=2), encoding="utf-8")
+    status, out, _ = run(capsys, "check", "-q", "--json", str(tmp_path))
+    (model,) = json.loads(out)["models"]
+    assert (status, model["valid"], model["findings"]) == (0, True, [])
+    assert model["summary"]["parameters"] == 32 + 12 + 32 + 2

@@ -85,10 +85,15 @@ def _uri(file: str) -> str:
 
 
 def _location(file: str, offset: int | None) -> dict[str, object]:
-    physical: dict[str, object] = {"artifactLocation": {"uri": _uri(file)}}
+    # GitHub code scanning shows a result only with region.startLine (the
+    # sarif-sdk's rule GH1003); a binary file has no lines, so the region is
+    # line 1 as a text region and the byte offset as a binary one.
+    region: dict[str, object] = {"startLine": 1}
     if offset is not None:
-        physical["region"] = {"byteOffset": offset}
-    return {"physicalLocation": physical}
+        region["byteOffset"] = offset
+    return {
+        "physicalLocation": {"artifactLocation": {"uri": _uri(file)}, "region": region}
+    }
 
 
 def sarif_log(

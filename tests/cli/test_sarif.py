@@ -110,7 +110,7 @@ def test_results_locate_the_file_and_byte_offset(
     (error,) = stspec.validate(mixed / "bad.safetensors")
     assert trailing["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "file://" + str(mixed / "bad.safetensors")},
-        "region": {"byteOffset": error.offset},
+        "region": {"startLine": 1, "byteOffset": error.offset},
     }
     assert trailing["message"]["text"] == error.msg
     assert trailing["level"] == "error"
@@ -120,7 +120,8 @@ def test_results_locate_the_file_and_byte_offset(
     )
     total = results["SHARD-TOTAL-SIZE"]
     assert total["locations"][0]["physicalLocation"] == {
-        "artifactLocation": {"uri": "file://" + str(mixed / INDEX)}
+        "artifactLocation": {"uri": "file://" + str(mixed / INDEX)},
+        "region": {"startLine": 1},
     }
     assert total["properties"] == {"name": "total_size"}
 
@@ -200,6 +201,5 @@ def test_shard_findings_become_results(
     assert result["properties"] == {"name": "extra"}
     region = result["locations"][0]["physicalLocation"]["region"]
     with stspec.read(folder / second) as opened:
-        assert region == {
-            "byteOffset": opened.data_start + opened.tensors["extra"].begin
-        }
+        offset = opened.data_start + opened.tensors["extra"].begin
+        assert region == {"startLine": 1, "byteOffset": offset}

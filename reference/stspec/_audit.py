@@ -46,7 +46,7 @@ class Options(NamedTuple):
     quiet: bool = False
     summary: bool = False
     sarif: str | None = None
-    jobs: int = 1
+    jobs: int | None = None  # None: chosen by the number of files
     wait: float = 60.0
 
 

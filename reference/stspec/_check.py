@@ -123,12 +123,18 @@ def default_jobs() -> int:
 
 
 def check_files(
-    tasks: Sequence[Task], *, jobs: int, meter: Progress | None = None
+    tasks: Sequence[Task], *, jobs: int | None, meter: Progress | None = None
 ) -> Iterator[FileResult]:
-    """Check files in order, across ``jobs`` processes when that pays."""
+    """Check files in order, across ``jobs`` processes when that pays.
+
+    ``jobs=None`` chooses: one process per CPU for 64 files or more, else one
+    process (a pool costs tens of milliseconds to start).
+    """
+    if jobs is None:
+        jobs = default_jobs() if len(tasks) >= _POOL_MIN_FILES else 1
     meter = meter or Progress(None, len(tasks))
     try:
-        if jobs <= 1 or len(tasks) < min(_POOL_MIN_FILES, 2 * jobs):
+        if jobs <= 1 or len(tasks) < 2 * jobs:
             for task in tasks:
                 yield meter.tick(check_file(task))
             return

@@ -9,7 +9,6 @@ import os
 
 from stspec import SafetensorsError, read, validate, verdict_of
 from stspec._audit import Options, audit
-from stspec._check import default_jobs
 from stspec._inputs import gather
 from stspec._terminal import complain, count, out, out_json, violation_line
 from stspec._version import __version__
@@ -93,8 +92,8 @@ def _parser() -> argparse.ArgumentParser:
         "-j",
         "--jobs",
         type=_positive_int,
-        default=default_jobs(),
-        help="processes to check many files with (default: the CPUs available)",
+        help="processes to check files with (default: one per CPU for 64 files "
+        "or more, else one)",
     )
     check.add_argument(
         "--wait",

@@ -9,7 +9,9 @@ import os
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, Self
+
+import pytest
 
 import stspec
 from stspec import _check
@@ -18,9 +20,8 @@ from stspec._check import FileResult, Progress, Task, check_file, check_files
 from .models import INDEX, SHARDS, run, write_model
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
     from pathlib import Path
-
-    import pytest
 
 GOOD = stspec.serialize({"w": stspec.Tensor("U8", (3,), b"abc")})
 
@@ -165,6 +166,47 @@ def test_jobs_must_be_positive(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_the_default_is_one_process_per_available_cpu() -> None:
     assert _check.default_jobs() == len(os.sched_getaffinity(0))
+
+
+class _InlinePool:
+    """A stand-in for ProcessPoolExecutor that records its use and maps in place."""
+
+    made: ClassVar[list[int]] = []
+
+    def __init__(self, max_workers: int) -> None:
+        self.made.append(max_workers)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        pass
+
+    def map(
+        self,
+        function: Callable[[Task], FileResult],
+        items: Iterable[Task],
+        chunksize: int,
+    ) -> Iterator[FileResult]:
+        assert chunksize >= 1
+        return map(function, items)
+
+
+@pytest.mark.parametrize(("files", "pools"), [(63, []), (64, [3])])
+def test_by_default_a_pool_starts_from_64_files(
+    files: int,
+    pools: list[int],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _InlinePool)
+    monkeypatch.setattr(_check, "default_jobs", lambda: 3)
+    monkeypatch.setattr(_InlinePool, "made", [])
+    _many(tmp_path, files)
+    status, _, _ = run(capsys, "check", "-q", str(tmp_path))
+    assert status == 1
+    assert _InlinePool.made == pools
 
 
 class _Terminal(io.StringIO):

@@ -18,7 +18,7 @@ import select
 import stat
 
 from stspec._rules import MAX_HEADER_SIZE
-from stspec._shards import INDEX_SUFFIX
+from stspec._shards import is_index
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -138,7 +138,7 @@ def _folder(folder: str, found: Inputs) -> list[Target]:
         folders.sort()  # os.walk descends in this list's order
         for name in sorted(files):
             path = os.path.join(top, name)
-            if name.endswith(INDEX_SUFFIX):
+            if is_index(name):
                 targets.append(Target(path, path, index=True))
             elif name.endswith(_SUFFIX):
                 targets.append(Target(path, path))
@@ -152,7 +152,7 @@ def _folder(folder: str, found: Inputs) -> list[Target]:
 
 
 def _regular(path: str, scratch: contextlib.ExitStack) -> Target:
-    index = path.endswith(INDEX_SUFFIX)
+    index = is_index(os.path.basename(path))  # noqa: PTH119 - a plain path string
     if not path.startswith(_PROCESS_PATHS):
         if os.stat(path).st_size == 0:
             _refuse_pseudo_file(path)

@@ -10,7 +10,7 @@ import pytest
 import stspec
 from stspec import _audit
 from stspec._rules import SHARD_CHECKS, SHARD_CHECKS_BY_ID
-from stspec._shards import CAP
+from stspec._shards import CAP, is_index
 
 from .models import INDEX, SHARDS, run, weight_map, write_model
 
@@ -387,3 +387,34 @@ def test_shards_written_by_hf_safetensors_are_a_valid_model(
     (model,) = json.loads(out)["models"]
     assert (status, model["valid"], model["findings"]) == (0, True, [])
     assert model["summary"]["parameters"] == 32 + 12 + 32 + 2
+
+
+@pytest.mark.parametrize(
+    ("name", "index"),
+    [
+        ("model.safetensors.index.json", True),
+        ("diffusion_pytorch_model.safetensors.index.json", True),
+        ("model.safetensors.index.fp16.json", True),  # transformers' variant form
+        ("diffusion_pytorch_model.safetensors.index.bf16.json", True),
+        ("model.safetensors.json", False),
+        ("model.safetensors.index.json.bak", False),
+        ("config.json", False),
+        ("pytorch_model.bin.index.json", False),
+        ("model.safetensors.index..json", False),
+    ],
+)
+def test_index_names(name: str, index: bool) -> None:
+    assert is_index(name) is index
+
+
+def test_a_variant_index_is_checked_with_its_shards(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "m")
+    (folder / INDEX).rename(folder / "model.safetensors.index.fp16.json")
+    status, out, _ = run(capsys, "check", str(folder))
+    assert status == 0
+    assert out.splitlines()[-1] == (
+        f"{folder / 'model.safetensors.index.fp16.json'}: model valid "
+        "(2 shards, 3 tensors, 11 parameters)"
+    )

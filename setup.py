@@ -68,6 +68,8 @@ class BuildPy(build_py):  # type: ignore[misc]  # setuptools is untyped
         missing = {t for t in SHIPPED if not any(p.startswith(t) for _, p in pairs)}
         if missing or not (ROOT / "corpus" / "manifest.json").is_file():
             raise FileNotFoundError(f"the wheel would lack its data: {sorted(missing)}")
+        for target in SHIPPED:  # a reused build/ may hold files since removed
+            shutil.rmtree(Path(self.build_lib, target), ignore_errors=True)
         for source, target in pairs:
             destination = Path(self.build_lib, target)
             destination.parent.mkdir(parents=True, exist_ok=True)

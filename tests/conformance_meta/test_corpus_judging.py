@@ -53,3 +53,30 @@ def test_command_reader_without_nbytes_passes_the_50000_tensor_case(
         "test_must_accept[y_layout_50000_tensors]": "passed",
         "test_must_accept[y_dtype_f16_values]": "passed",
     }
+
+
+def test_header_only_validator_passes_by_declaration_but_must_reject(
+    tmp_path: Path,
+) -> None:
+    program = JUDGED / "header_only_validator.py"
+    select = (
+        "y_layout_50000_tensors or y_dtype_f16_values or y_structure_metadata_empty "
+        "or n_layout_trailing_bogus_data or n_layout_hole_between_tensors"
+    )
+    run = run_suite(f"cmd:{sys.executable} {program}", "-k", select, tmp_path=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    assert set(run.results.values()) == {"passed"}
+    assert len(run.results) == 6  # y_structure_metadata_empty_key_and_nul too
+    # the same validator letting trailing bytes through still fails that case
+    run = run_suite(
+        f"cmd:{sys.executable} {program} --ignore-trailing",
+        "-k",
+        select,
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    trailing = run.test("test_must_reject[n_layout_trailing_bogus_data]")
+    assert trailing["failure"] == "accepted-invalid", trailing
+    assert run.report["summary"]["rules_violated"] == {
+        "LAYOUT-TRAILING": ["n_layout_trailing_bogus_data"]
+    }

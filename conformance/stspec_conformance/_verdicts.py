@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from stspec_conformance._model import Outcome
     from stspec_conformance.adapters import Adapter
 
-__all__ = ["acceptable", "must_not_accept"]
+__all__ = ["acceptable", "malformed_acceptance", "must_not_accept"]
 
 
 def _where(case: Mapping[str, Any], path: Path) -> str:
@@ -70,14 +70,22 @@ def acceptable(
     return narrow_case(case, path, caps)
 
 
+def malformed_acceptance(outcome: Outcome) -> bool:
+    """Whether an answer is malformed but no rejection.
+
+    Adapters mark a malformed rejection with ``details["claimed"] = "rejected"``.
+    """
+    return (
+        outcome.status == "invalid-output"
+        and outcome.details.get("claimed") != "rejected"
+    )
+
+
 def must_not_accept(
     case: Mapping[str, Any], path: Path, outcome: Outcome, node: pytest.Item
 ) -> None:
     """An n_ file answered without a rejection, in a malformed form: accepted."""
-    if (
-        outcome.status != "invalid-output"
-        or outcome.details.get("claimed") == "rejected"
-    ):
+    if not malformed_acceptance(outcome):
         return
     _outcomes.record(node, "accepted")
     rules = ", ".join(case.get("rules", [])) or "a MUST rule"

@@ -80,3 +80,24 @@ def test_header_only_validator_passes_by_declaration_but_must_reject(
     assert run.report["summary"]["rules_violated"] == {
         "LAYOUT-TRAILING": ["n_layout_trailing_bogus_data"]
     }
+
+
+def test_malformed_acceptance_of_an_invalid_file_is_an_acceptance(
+    tmp_path: Path,
+) -> None:
+    program = JUDGED / "passthrough_wrapper.py"
+    run = run_suite(
+        f"cmd:{sys.executable} {program}",
+        "-k",
+        "n_layout_hole_between_tensors or n_prefix_file_empty or y_dtype_f16_values",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    hole = run.test("test_must_reject[n_layout_hole_between_tensors]")
+    assert hole["failure"] == "accepted-invalid", hole
+    assert hole["message"].startswith("accepted a file that breaks LAYOUT-HOLE")
+    empty = run.test("test_must_reject[n_prefix_file_empty]")
+    assert empty["failure"] == "invalid-output", empty
+    assert run.report["summary"]["rules_violated"] == {
+        "LAYOUT-HOLE": ["n_layout_hole_between_tensors"]
+    }

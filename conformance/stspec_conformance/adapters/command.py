@@ -314,7 +314,9 @@ def _rejection(answer: Mapping[str, Any], err: bytes) -> Outcome:
     rule, reason = answer.get("rule"), answer.get("reason", "")
     if rule is not None and not isinstance(rule, str):
         return Outcome(
-            "invalid-output", message=f'"rule" must be a string, got {rule!r:.60}'
+            "invalid-output",
+            message=f'"rule" must be a string, got {rule!r:.60}',
+            details={"claimed": "rejected"},  # a rejection, malformed: not accepted
         )
     return Outcome("rejected", message=str(reason) or stderr_tail(err), rule=rule)
 

@@ -78,6 +78,16 @@ def apply_baseline(items: list[pytest.Item], state: SuiteState) -> None:
         )
 
 
+def _comment(message: str) -> str:
+    """A failure line as a baseline comment, without the case block.
+
+    The case block names this machine's paths, which would make every
+    regenerated baseline differ.
+    """
+    text = message.removeprefix("baseline: ")
+    return text.split(" case: ", 1)[0].rstrip()
+
+
 def write_baseline(path: Path, state: SuiteState, records: list[Record]) -> None:
     """Write every test that did not pass, each under its failure line."""
     lines = [
@@ -87,6 +97,6 @@ def write_baseline(path: Path, state: SuiteState, records: list[Record]) -> None
     ]
     for record in records:
         if record.result in WRONG_RESULTS:
-            message = record.message.removeprefix("baseline: ")
+            message = _comment(record.message)
             lines += ["", f"# {message}" if message else "#", record.name]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,7 +1,7 @@
 """A strict reference reader and writer for the safetensors format."""
 
 from stspec._dtypes import DTYPES, DType
-from stspec._errors import SafetensorsError
+from stspec._errors import SafetensorsError, Violations
 from stspec._header import TensorInfo, TensorTable
 from stspec._reader import SafetensorsFile, read, validate
 from stspec._rules import (
@@ -38,6 +38,7 @@ __all__ = [
     "Tensor",
     "TensorInfo",
     "TensorTable",
+    "Violations",
     "header_schema",
     "read",
     "serialize",

@@ -3,16 +3,42 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING, Final
 
 from stspec._rules import RULES_BY_ID
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 PathPart = str | int
 HeaderPath = tuple[PathPart, ...]
 
+# A name longer than this is shown cut, with its length: one hostile name
+# repeated in many violations must not multiply the output.
+SHOWN_NAME: Final = 200
+
+
+def shown(name: str) -> str:
+    """Quote a name for a message, cut to a readable length."""
+    if len(name) <= SHOWN_NAME:
+        return repr(name)
+    return f"{name[:SHOWN_NAME]!r}... ({len(name)} characters)"
+
+
+def _part(part: PathPart) -> str:
+    if isinstance(part, str) and len(part) > SHOWN_NAME:
+        cut = json.dumps(part[:SHOWN_NAME], ensure_ascii=False)
+        return f'[{cut[:-1]}..." ({len(part)} characters)]'
+    return f"[{json.dumps(part, ensure_ascii=False)}]"
+
 
 def json_path(path: HeaderPath) -> str:
-    """Render a header location with brackets only (tensor names contain dots)."""
-    text = "".join(f"[{json.dumps(part, ensure_ascii=False)}]" for part in path)
+    """Render a header location with brackets only (tensor names contain dots).
+
+    Names longer than SHOWN_NAME characters are cut (the error's ``path``
+    attribute keeps them whole).
+    """
+    text = "".join(_part(part) for part in path)
     # Names may hold lone surrogates (that is itself a violation); escape
     # them so that the message can always be printed.
     return "$" + text.encode("utf-8", "backslashreplace").decode("utf-8")
@@ -64,3 +90,23 @@ class SafetensorsError(ValueError):
             "path": json_path(self.path) if self.path else None,
             "message": self.msg,
         }
+
+
+class Violations(list[SafetensorsError]):
+    """The violations :func:`stspec.validate` reports, sorted by offset.
+
+    A hostile header can break one rule millions of times, so at most a fixed
+    number of violations per rule are listed (the first ones by offset);
+    ``omitted`` maps each rule id to how many more were found but not listed.
+    """
+
+    omitted: dict[str, int]
+
+    def __init__(self, errors: Iterable[SafetensorsError] = ()) -> None:
+        super().__init__(errors)
+        self.omitted = {}
+
+    @property
+    def total(self) -> int:
+        """How many violations were found, listed or not."""
+        return len(self) + sum(self.omitted.values())

@@ -1,382 +1,731 @@
-"""From parsed JSON members to tensor entries: structure, dtypes and sizes."""
+"""The header object, member by member: tensor entries and ``__metadata__``.
+
+Members are judged as they are parsed, so nothing of the header is kept but
+the table of entries: a canonical entry (the exact form writers emit, with
+any JSON whitespace) is matched by one regular expression; anything else is
+parsed with positions and checked field by field.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import re
 from array import array
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Final, NamedTuple
+from typing import TYPE_CHECKING, Final
 
-from stspec._dtypes import BITS, DTYPES, OVERFLOW, RANK, bit_count
-from stspec._json import Number, Path
+from stspec._dtypes import BITS, RANK
+from stspec._errors import shown
+from stspec._json import (
+    INT,
+    WS,
+    JsonStop,
+    Number,
+    Path,
+    Text,
+    check_surrogates,
+    kind,
+    member_name,
+    next_member,
+    opening,
+    skip,
+    string,
+    syntax,
+    value,
+)
 from stspec._rules import U64_MAX
+from stspec._table import TensorInfo, TensorTable
+
+if TYPE_CHECKING:
+    from stspec._report import Report
+
+__all__ = [
+    "FIELDS",
+    "METADATA_KEY",
+    "Header",
+    "Settled",
+    "TensorInfo",
+    "TensorTable",
+    "scan",
+]
 
 METADATA_KEY: Final = "__metadata__"
 FIELDS: Final = frozenset(("dtype", "shape", "data_offsets"))
 
+_W = WS.pattern
+_NAME = r'"([^"\\\x00-\x1f]*+)"'
+# A canonical entry: dtype, shape (the dimensions with their separators),
+# begin and end; any JSON whitespace between the tokens.
+_ENTRY = (
+    rf"\{{{_W}"
+    rf'"dtype"{_W}:{_W}{_NAME}{_W},{_W}'
+    rf'"shape"{_W}:{_W}\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\]{_W},{_W}'
+    rf'"data_offsets"{_W}:{_W}\[{_W}({INT}){_W},{_W}({INT}){_W}\]{_W}\}}'
+)
+# A whole member with a canonical entry: the name first, then the comma
+# after the entry if any.
+_CANONICAL: Final = re.compile(rf"{_NAME}{_W}:{_W}{_ENTRY}{_W}(,?){_W}")
+# The entry alone, for a name that needed unescaping; the empty group 1
+# makes the groups line up with _CANONICAL's.
+_CANONICAL_VALUE: Final = re.compile(rf"(){_ENTRY}")
+# One metadata member whose name and value need no unescaping.
+_PLAIN_PAIR: Final = re.compile(rf"{_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
+_ARRAY: Final = "Q"
 
-class TensorInfo(NamedTuple):
-    """One tensor entry of a valid header.
 
-    ``begin`` and ``end`` are offsets into the byte buffer, which starts right
-    after the header (spec: offsets are relative to the buffer, not the file).
+class Header:
+    """What the member scan established about the header object.
+
+    table: every entry with usable data_offsets, in file order (a file with
+        any violation never exposes it)
+    where: per table entry, a position just past its data_offsets' ``[``
+    layout_ready: False when some entry has no usable data_offsets (holes
+        and overlaps are then meaningless, so the layout is not judged)
+    names_unique: no tensor name repeats (else the layout is not judged)
+    end: the position just past the header object
     """
 
-    name: str
-    dtype: str
-    shape: tuple[int, ...]
-    begin: int
-    end: int
-
-    @property
-    def nbytes(self) -> int:
-        """The tensor's size in bytes."""
-        return self.end - self.begin
-
-
-class TensorTable(Mapping[str, TensorInfo]):
-    """The tensors of a valid file by name, in file order.
-
-    The entries are packed into flat arrays and become TensorInfo objects only
-    when looked up.  Beyond saving memory, this keeps the garbage collector
-    from walking a million small containers after a large header is opened:
-    arrays of integers are a handful of objects it never has to look into.
-    """
-
-    __slots__ = ("_codes", "_dims", "_index", "_offsets", "_starts")
+    __slots__ = ("end", "layout_ready", "metadata", "names_unique", "table", "where")
 
     def __init__(self) -> None:
-        self._index: dict[str, int] = {}
-        self._codes = bytearray()  # position of the dtype in DTYPES
-        self._offsets = array("Q")  # begin, end of each tensor
-        self._dims = array("Q")  # every tensor's shape, one after another
-        self._starts = array("Q", [0])  # where each tensor's shape begins in _dims
+        self.metadata: dict[str, str] | None = None
+        self.table = TensorTable()
+        self.where = array(_ARRAY)
+        self.layout_ready = True
+        self.names_unique = True
+        self.end = 0
 
-    @property
-    def columns(
-        self,
-    ) -> tuple[dict[str, int], bytearray, array[int], array[int], array[int]]:
-        """The raw storage, for a loop that fills it faster than :meth:`add`.
 
-        In order: name -> position, dtype codes (index into DTYPES), begin/end
-        pairs, all dimensions, and where each tensor's dimensions begin.
+class _Scan:
+    """The state of one scan: the text, the report and the header so far."""
+
+    __slots__ = ("header", "in_entry", "others", "report", "src")
+
+    def __init__(self, src: Text, report: Report) -> None:
+        self.src = src
+        self.report = report
+        self.header = Header()
+        # Inside an entry some findings are made only at its end.
+        self.in_entry = False
+        # Names of members that are not in the table (metadata, faulty entries).
+        self.others: set[str] = set()
+
+    def fault(self, rule: str, pos: int, msg: str, path: Path) -> None:
+        self.report.add(rule, pos, msg, path)
+
+    def parse_fault(self, rule: str, pos: int, msg: str, path: Path) -> None:
+        """Record a fault found while parsing, when one violation is wanted.
+
+        Outside an entry, every violation before ``pos`` has been recorded
+        already; if there is none, this fault is the first and no later one
+        can void it (only structural findings are voided by a stop).
         """
-        return self._index, self._codes, self._offsets, self._dims, self._starts
-
-    def add(
-        self, name: str, dtype: str, shape: Iterable[int], begin: int, end: int
-    ) -> None:
-        """Append one checked entry (names are unique; the caller checked)."""
-        self._index[name] = len(self._codes)
-        self._codes.append(RANK[dtype])
-        self._offsets.append(begin)
-        self._offsets.append(end)
-        self._dims.extend(shape)
-        self._starts.append(len(self._dims))
-
-    def __getitem__(self, name: str) -> TensorInfo:
-        position = self._index[name]
-        shape = self._dims[self._starts[position] : self._starts[position + 1]]
-        return TensorInfo(
-            name,
-            DTYPES[self._codes[position]].name,
-            tuple(shape),
-            self._offsets[2 * position],
-            self._offsets[2 * position + 1],
-        )
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._index)
-
-    def __len__(self) -> int:
-        return len(self._index)
-
-    def __contains__(self, name: object) -> bool:
-        return name in self._index
-
-    def __repr__(self) -> str:
-        return f"TensorTable({list(self.values())!r})"
+        report = self.report
+        alone = not report and not self.in_entry
+        report.add(rule, pos, msg, path)
+        if alone:
+            raise Settled
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """A rule violation found after parsing, located by header path or offset.
+def scan(src: Text, start: int, report: Report, buffer_length: int) -> Header:
+    """Judge every member of the object whose ``{`` is at ``start``.
 
-    ``path`` addresses top-level members by index, e.g. ``(3, "shape", 0)``;
-    ``at`` is an absolute file offset for facts about the byte buffer.
+    Raises JsonStop when the text cannot be parsed on, and Settled when the
+    report already holds the first violation for certain (only when it keeps
+    one per rule: read() wants no more); everything found is in ``report``.
     """
-
-    rule: str
-    msg: str
-    path: Path = ()
-    at: int | None = None
-
-
-@dataclass(slots=True)
-class Header:
-    """The checked header: metadata, the usable entries and what is wrong."""
-
-    metadata: dict[str, str] | None = None
-    tensors: list[TensorInfo] = field(default_factory=list)
-    # Member index of each entry in ``tensors`` (for locating layout faults).
-    indices: list[int] = field(default_factory=list)
-    findings: list[Finding] = field(default_factory=list)
-    # False when some entry has no usable data_offsets: holes and overlaps
-    # are then meaningless, so the layout rules are not evaluated.
-    layout_ready: bool = True
+    state = _Scan(src, report)
+    first_only = report.limit == 1
+    sink = src.fault
+    if first_only:
+        src.fault = state.parse_fault
+    try:
+        return _scan(state, start, buffer_length, first_only=first_only)
+    finally:
+        # The sink is a bound method of the state: a cycle to break.
+        src.fault = sink
 
 
-def check_members(members: list[tuple[str, object]]) -> Header:
-    """Check every top-level member; return the entries and the findings."""
-    header = Header()
-    for index, (name, entry) in enumerate(members):
-        if name == METADATA_KEY:
-            _check_metadata(header, index, entry)
+def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
+    state: _Scan, start: int, buffer_length: int, *, first_only: bool
+) -> Header:
+    src = state.src
+    report = state.report
+    text = src.text
+    header = state.header
+    index, codes, offsets, dims, starts = header.table.columns
+    where = header.where
+    match = _CANONICAL.match if src.shortcuts else None
+    bits_of = BITS.get
+    pos, more = opening(text, start, "}")
+    while more:
+        found = match(text, pos) if match is not None else None
+        if found is None or found.group(1) == METADATA_KEY:
+            pos, more = _member(state, pos)
+            if first_only and report and _settles(state, buffer_length):
+                if more:
+                    pos = _rest(state, pos)
+                break
+            continue
+        name, dtype, shape, begin_token, end_token, comma = found.groups()
+        bits = bits_of(dtype)
+        shape_ok = True
+        if shape:
+            sizes = list(map(int, shape.split(",")))
+            if len(shape) >= 20 and max(sizes) > U64_MAX:
+                shape_ok = False
+            else:
+                for size in sizes:
+                    if bits is not None:
+                        bits *= size
+                        if bits > U64_MAX:
+                            break
         else:
-            _check_entry(header, index, name, entry)
+            sizes = []
+        begin = int(begin_token)
+        end = int(end_token)
+        if (
+            bits is None
+            or not shape_ok
+            or bits > U64_MAX
+            or bits & 7
+            or bits >> 3 != end - begin
+            or end > U64_MAX
+        ):
+            _canonical_faults(state, found, sizes)
+        elif name in index or name in state.others:
+            # A sound entry under a name seen before: only the name is wrong.
+            _repeated(state, name, found.start())
+        else:
+            index[name] = len(codes)
+            codes.append(RANK[dtype])
+            offsets.append(begin)
+            offsets.append(end)
+            dims.extend(sizes)
+            starts.append(len(dims))
+            where.append(found.start(4))
+        pos = found.end()
+        if comma:
+            if text[pos : pos + 1] == "}":
+                raise _trailing_comma(pos)
+            if first_only and report and _settles(state, buffer_length):
+                pos = _rest(state, pos)
+                break
+        elif text[pos : pos + 1] == "}":
+            pos += 1
+            more = False
+        else:
+            raise syntax(text, pos, "',' or '}'")
+    header.end = pos
     return header
 
 
-def _check_metadata(header: Header, index: int, value: object) -> None:
-    if value is None:
-        header.findings.append(
-            Finding("META-NULL", "__metadata__ is null, expected an object", (index,))
-        )
-        return
-    if type(value) is not dict:
-        header.findings.append(
-            Finding(
-                "META-OBJECT",
-                f"__metadata__ is {_kind(value)}, expected an object of strings",
-                (index,),
+class Settled(Exception):  # noqa: N818 - a verdict, not an accident
+    """The report holds the file's first violation; nothing later can change it."""
+
+
+def _settles(state: _Scan, buffer_length: int) -> bool:
+    """Whether the rest of the object can only be checked for syntax.
+
+    Once a violation is recorded, what follows lies at later offsets, except
+    a tensor that ends past the buffer (LAYOUT-BOUNDS is located at its
+    data_offsets): an earlier one of those would still count.  A fault that
+    stops the parse later would void the structural findings, so the syntax
+    of the rest is still checked.
+    """
+    _, _, offsets, _, _ = state.header.table.columns
+    return max(offsets[1::2], default=0) <= buffer_length
+
+
+def _rest(state: _Scan, pos: int) -> int:
+    """Check the syntax of the members from ``pos`` on; return the object's end."""
+    src = state.src
+    text = src.text
+    src.fault = _ignore
+    match = _CANONICAL.match if src.shortcuts else None
+    more = True
+    while more:
+        found = match(text, pos) if match is not None else None
+        if found is not None:
+            pos = found.end()
+            if found.group(6):
+                if text[pos : pos + 1] == "}":
+                    raise _trailing_comma(pos)
+                continue
+            if text[pos : pos + 1] != "}":
+                raise syntax(text, pos, "',' or '}'")
+            return pos + 1
+        pos, _ = member_name(src, pos, None)
+        pos = skip(src, pos, 1, ())
+        pos, more = next_member(text, pos, "}")
+    return pos
+
+
+def _ignore(_rule: str, _pos: int, _msg: str, _path: Path) -> None:
+    pass
+
+
+def _trailing_comma(pos: int) -> JsonStop:
+    return JsonStop("JSON-SYNTAX", pos, "trailing comma before '}', expected a value")
+
+
+def _repeated(state: _Scan, name: str, pos: int) -> bool:
+    """Report a top-level name seen before; True if it was."""
+    if name in state.header.table or name in state.others:
+        state.header.names_unique = False
+        if not state.report.full("KEY-UNIQUE", pos):
+            state.fault(
+                "KEY-UNIQUE",
+                pos,
+                f"member name {shown(name)} appears twice in one object",
+                (),
             )
-        )
-        return
-    metadata: dict[str, str] = {}
-    for key, item in value.items():
-        if type(item) is str:
-            metadata[key] = item
+        return True
+    return False
+
+
+def _member(state: _Scan, pos: int) -> tuple[int, bool]:
+    """Judge the member at ``pos`` the general way; return what next_member does."""
+    src = state.src
+    text = src.text
+    key_pos = pos
+    try:
+        pos, name = member_name(src, pos, None)
+        repeated = _repeated(state, name, key_pos)
+        if name == METADATA_KEY:
+            state.others.add(name)
+            pos = _metadata(state, pos, keep=not repeated)
         else:
-            header.findings.append(
-                Finding(
-                    "META-STRING",
-                    f"metadata value for {key!r} is {_kind(item)}, expected a string",
-                    (index, key),
-                )
-            )
-    if header.metadata is None:
-        header.metadata = metadata
+            entry = _CANONICAL_VALUE.match(text, pos) if src.shortcuts else None
+            if entry is not None:
+                # The name needed unescaping, the entry is canonical.
+                _canonical_faults(state, entry, None, name, repeated=repeated)
+                pos = entry.end()
+            else:
+                pos = _entry(state, name, pos, repeated=repeated)
+    except JsonStop:
+        # The parse stops inside this member, so a fault in its name has no
+        # path: the member never came to be.
+        if text[key_pos : key_pos + 1] == '"':
+            with contextlib.suppress(JsonStop):
+                check_surrogates(src, string(src, key_pos)[1], key_pos, ())
+        raise
+    check_surrogates(src, name, key_pos, (name,))
+    return next_member(text, pos, "}")
 
 
-def _check_entry(header: Header, index: int, name: str, entry: object) -> None:
-    """Report every fault of one entry; keep what is usable for later steps."""
-    findings = header.findings
-    if type(entry) is not dict:
-        findings.append(
-            Finding(
-                "ENTRY-OBJECT",
-                f"tensor {name!r} is {_kind(entry)}, expected an object with dtype, "
-                "shape and data_offsets",
-                (index,),
+# Canonical entries with a fault, or a repeated name -------------------------
+
+
+def _canonical_faults(
+    state: _Scan,
+    found: re.Match[str],
+    sizes: list[int] | None,
+    name: str | None = None,
+    *,
+    repeated: bool | None = None,
+) -> None:
+    text = state.src.text
+    if name is None:
+        name = found.group(1)
+        check_surrogates(state.src, name, found.start(), (name,))
+        repeated = _repeated(state, name, found.start())
+    dtype = found.group(2)
+    if dtype not in BITS:
+        _dtype_fault(state, name, dtype, found.start(2) - 1)
+    shape_text = found.group(3)
+    shape_pos = text.rfind("[", 0, found.start(3))
+    if sizes is None:
+        sizes = [int(size) for size in shape_text.split(",")] if shape_text else []
+    shape_ok = _dims_in_range(state, name, shape_text, found.start(3), sizes)
+    begin, end = int(found.group(4)), int(found.group(5))
+    offsets_ok = True
+    for position, (offset, group) in enumerate(((begin, 4), (end, 5))):
+        if offset > U64_MAX:
+            offsets_ok = False
+            _too_big(
+                state, found.start(group), (name, "data_offsets", position), offset
             )
-        )
-        header.layout_ready = False
-        return
-    missing = [key for key in ("dtype", "shape", "data_offsets") if key not in entry]
-    if missing:
-        findings.append(
-            Finding(
-                "ENTRY-FIELDS",
-                f"tensor {name!r} lacks {', '.join(missing)}",
-                (index,),
-            )
-        )
-    findings.extend(
-        Finding(
-            "ENTRY-UNKNOWN",
-            f"tensor {name!r} has unknown member {key!r}, expected only dtype, "
-            "shape and data_offsets",
-            (index, key),
-        )
-        for key in entry
-        if key not in FIELDS
+    _finish(
+        state,
+        name,
+        dtype if dtype in BITS else None,
+        tuple(sizes) if shape_ok else None,
+        (begin, end) if offsets_ok else None,
+        (shape_pos, text.rfind("[", 0, found.start(4)) + 1),
+        repeated=bool(repeated),
     )
-    dtype = _check_dtype(findings, index, entry)
-    shape = _check_shape(findings, index, entry)
-    offsets = _check_offsets(findings, index, entry)
+
+
+def _dims_in_range(
+    state: _Scan, name: str, shape_text: str, start: int, sizes: list[int]
+) -> bool:
+    """Report every dimension above 2^64-1, locating the reported ones."""
+    if not sizes or max(sizes) <= U64_MAX:
+        return True
+    report = state.report
+    pos = start
+    for position, (size, token) in enumerate(
+        zip(sizes, shape_text.split(","), strict=True)
+    ):
+        if size > U64_MAX:
+            at = pos + len(token) - len(token.lstrip(" \t\n\r"))
+            if not report.full("NUM-RANGE", at):
+                _too_big(state, at, (name, "shape", position), size)
+        pos += len(token) + 1
+    return False
+
+
+def _too_big(state: _Scan, pos: int, path: Path, number: int) -> None:
+    state.fault("NUM-RANGE", pos, f"{number} is not an integer in 0..2^64-1", path)
+
+
+def _dtype_fault(state: _Scan, name: str, dtype: object, pos: int) -> None:
+    if not state.report.full("DTYPE-NAME", pos):
+        what = shown(dtype) if type(dtype) is str else _kind(dtype)
+        state.fault(
+            "DTYPE-NAME",
+            pos,
+            f"dtype {what} is not one of the 22 dtype names",
+            (name, "dtype"),
+        )
+
+
+# The general way: parse with positions, check field by field --------------
+
+
+def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
+    state: _Scan, name: str, pos: int, *, repeated: bool
+) -> int:
+    """Judge the entry value at ``pos``; return its end."""
+    src = state.src
+    text = src.text
+    report = state.report
+    if text[pos : pos + 1] != "{":
+        end = skip(src, pos, 1, (name,))
+        state.fault(
+            "ENTRY-OBJECT",
+            pos,
+            f"tensor {shown(name)} is {kind(text, pos)}, expected an object with "
+            "dtype, shape and data_offsets",
+            (name,),
+        )
+        state.header.layout_ready = False
+        state.others.add(name)
+        return end
+    entry_pos = pos
+    state.in_entry = True
+    fields: dict[str, tuple[int, object, array[int] | None]] = {}
+    seen: set[str] = set()
+    pos, more = opening(text, pos, "}")
+    while more:
+        key_pos = pos
+        pos, key = member_name(src, pos, (name,))
+        path = (name, key)
+        if key in seen:
+            if not report.full("KEY-UNIQUE", key_pos):
+                state.fault(
+                    "KEY-UNIQUE",
+                    key_pos,
+                    f"member name {shown(key)} appears twice in one object",
+                    (name,),
+                )
+            pos = skip(src, pos, 2, path)
+        elif key in FIELDS:
+            seen.add(key)
+            elements = None if key == "dtype" else array(_ARRAY)
+            end, item = value(src, pos, 2, path, elements=elements)
+            fields[key] = (pos, item, elements)
+            pos = end
+        else:
+            seen.add(key)
+            if not report.full("ENTRY-UNKNOWN", pos):
+                state.fault(
+                    "ENTRY-UNKNOWN",
+                    pos,
+                    f"tensor {shown(name)} has unknown member {shown(key)}, "
+                    "expected only dtype, shape and data_offsets",
+                    path,
+                )
+            pos = skip(src, pos, 2, path)
+        pos, more = next_member(text, pos, "}")
+    state.in_entry = False
+    missing = [key for key in ("dtype", "shape", "data_offsets") if key not in fields]
+    if missing:
+        state.fault(
+            "ENTRY-FIELDS",
+            entry_pos,
+            f"tensor {shown(name)} lacks {', '.join(missing)}",
+            (name,),
+        )
+    dtype = None
+    if "dtype" in fields:
+        dtype_pos, item, _ = fields["dtype"]
+        if type(item) is str and item in BITS:
+            dtype = item
+        else:
+            _dtype_fault(state, name, item, dtype_pos)
+    shape = None
+    shape_pos = -1
+    if "shape" in fields:
+        shape_pos, item, elements = fields["shape"]
+        shape = _integers(state, (name, "shape"), shape_pos, item, elements)
+    offsets = None
+    offsets_pos = -1
+    if "data_offsets" in fields:
+        offsets_pos, item, elements = fields["data_offsets"]
+        pair = _integers(state, (name, "data_offsets"), offsets_pos, item, elements)
+        if pair is not None:
+            offsets = (pair[0], pair[1])
+    _finish(
+        state,
+        name,
+        dtype,
+        shape,
+        offsets,
+        (shape_pos, offsets_pos + 1),
+        repeated=repeated,
+    )
+    return pos
+
+
+def _integers(
+    state: _Scan,
+    path: Path,
+    pos: int,
+    item: object,
+    elements: array[int] | None,
+) -> tuple[int, ...] | None:
+    """Check a shape or data_offsets value; return its integers if all are fine."""
+    field = path[1]
+    rule = "SHAPE-ARRAY" if field == "shape" else "OFFSETS-PAIR"
+    if type(item) is not list or (field == "data_offsets" and len(item) != 2):
+        if field == "shape":
+            msg = f"shape is {_kind(item)}, expected an array of integers"
+        else:
+            what = f"an array of {len(item)}" if type(item) is list else _kind(item)
+            msg = f"data_offsets is {what}, expected an array of two integers"
+        state.fault(rule, pos, msg, path)
+        return None
+    assert elements is not None  # noqa: S101 - recorded for every array field
+    good = True
+    for position, element in enumerate(item):
+        if type(element) is int and element <= U64_MAX:
+            continue
+        good = False
+        at = elements[position]
+        if type(element) is int:
+            _too_big(state, at, (*path, position), element)
+        elif isinstance(element, Number):
+            _not_integer(state, at, (*path, position), element)
+        elif not state.report.full(rule, at):
+            state.fault(
+                rule,
+                at,
+                f"element is {_kind(element)}, expected an integer",
+                (*path, position),
+            )
+    return tuple(item) if good else None
+
+
+def _not_integer(state: _Scan, pos: int, path: Path, number: Number) -> None:
+    if number.is_integer_token:
+        digits = len(number.token)
+        what = number.token if digits <= 40 else f"a {digits}-digit integer"
+        if not state.report.full("NUM-RANGE", pos):
+            state.fault("NUM-RANGE", pos, f"{what} exceeds 2^64-1", path)
+    elif not state.report.full("NUM-INTEGER", pos):
+        state.fault(
+            "NUM-INTEGER",
+            pos,
+            f"number {number.token[:40]} is not a plain non-negative integer",
+            path,
+        )
+
+
+def _finish(  # noqa: PLR0913, PLR0917 - the fields of one entry
+    state: _Scan,
+    name: str,
+    dtype: str | None,
+    shape: tuple[int, ...] | None,
+    offsets: tuple[int, int] | None,
+    where: tuple[int, int],
+    *,
+    repeated: bool,
+) -> None:
+    """Run the checks that need several fields; then add the entry to the table."""
+    header = state.header
     if offsets is None:
         header.layout_ready = False
+        state.others.add(name)
         return
+    offsets_after = where[1]
     begin, end = offsets
     low, high = min(begin, end), max(begin, end)
     if begin > end:
-        findings.append(
-            Finding(
-                "OFFSETS-ORDER",
-                f"data_offsets begin {begin} exceeds end {end}",
-                (index, "data_offsets"),
-            )
+        state.fault(
+            "OFFSETS-ORDER",
+            offsets_after - 1,
+            f"data_offsets begin {begin} exceeds end {end}",
+            (name, "data_offsets"),
         )
     if dtype is not None and shape is not None:
-        _check_size(findings, index, dtype, shape, high - low)
+        _check_size(state, name, dtype, shape, high - low, where)
+    if repeated:
+        return
     # The entry still claims bytes [low, high): keeping it in the tiling means
     # one fault in an entry does not also show up as a hole.
-    header.tensors.append(TensorInfo(name, dtype or "", shape or (), low, high))
-    header.indices.append(index)
+    header.table.add(name, dtype or "BOOL", shape or (), low, high)
+    header.where.append(offsets_after)
 
 
-def _check_dtype(
-    findings: list[Finding], index: int, entry: dict[str, object]
-) -> str | None:
-    if "dtype" not in entry:
-        return None
-    dtype = entry["dtype"]
-    if type(dtype) is str and dtype in BITS:
-        return dtype
-    shown = repr(dtype) if type(dtype) is str else _kind(dtype)
-    findings.append(
-        Finding(
-            "DTYPE-NAME",
-            f"dtype {shown} is not one of the 22 dtype names",
-            (index, "dtype"),
-        )
-    )
-    return None
-
-
-def _check_shape(
-    findings: list[Finding], index: int, entry: dict[str, object]
-) -> tuple[int, ...] | None:
-    if "shape" not in entry:
-        return None
-    shape = entry["shape"]
-    if type(shape) is not list:
-        findings.append(
-            Finding(
-                "SHAPE-ARRAY",
-                f"shape is {_kind(shape)}, expected an array of integers",
-                (index, "shape"),
-            )
-        )
-        return None
-    dims = [
-        _check_u64(findings, "SHAPE-ARRAY", (index, "shape", position), value)
-        for position, value in enumerate(shape)
-    ]
-    if any(dim is None for dim in dims):
-        return None
-    return tuple(dim for dim in dims if dim is not None)
-
-
-def _check_offsets(
-    findings: list[Finding], index: int, entry: dict[str, object]
-) -> tuple[int, int] | None:
-    if "data_offsets" not in entry:
-        return None
-    offsets = entry["data_offsets"]
-    if type(offsets) is not list or len(offsets) != 2:
-        shown = (
-            f"an array of {len(offsets)}" if type(offsets) is list else _kind(offsets)
-        )
-        findings.append(
-            Finding(
-                "OFFSETS-PAIR",
-                f"data_offsets is {shown}, expected an array of two integers",
-                (index, "data_offsets"),
-            )
-        )
-        return None
-    begin = _check_u64(findings, "OFFSETS-PAIR", (index, "data_offsets", 0), offsets[0])
-    end = _check_u64(findings, "OFFSETS-PAIR", (index, "data_offsets", 1), offsets[1])
-    if begin is None or end is None:
-        return None
-    return begin, end
-
-
-def _check_u64(
-    findings: list[Finding], type_rule: str, path: Path, value: object
-) -> int | None:
-    """Return ``value`` if it is an integer token in 0..2^64-1, else report it."""
-    if type(value) is int:
-        if 0 <= value <= U64_MAX:
-            return value
-        # Only the fast JSON path yields negative ints; the strict parser
-        # keeps signed tokens as Number.
-        rule = "NUM-RANGE" if value > U64_MAX else "NUM-INTEGER"
-        shown = (
-            str(value)
-            if value.bit_length() < 128
-            else f"a {len(str(value))}-digit integer"
-        )
-        findings.append(Finding(rule, f"{shown} is not an integer in 0..2^64-1", path))
-        return None
-    if isinstance(value, Number):
-        if value.is_integer_token:
-            digits = len(value.token)
-            shown = value.token if digits <= 40 else f"a {digits}-digit integer"
-            findings.append(Finding("NUM-RANGE", f"{shown} exceeds 2^64-1", path))
-        else:
-            findings.append(
-                Finding(
-                    "NUM-INTEGER",
-                    f"number {value.token[:40]} is not a plain non-negative integer",
-                    path,
-                )
-            )
-        return None
-    findings.append(
-        Finding(type_rule, f"element is {_kind(value)}, expected an integer", path)
-    )
-    return None
-
-
-def _check_size(
-    findings: list[Finding], index: int, dtype: str, shape: tuple[int, ...], nbytes: int
+def _check_size(  # noqa: PLR0913, PLR0917 - the fields of one entry
+    state: _Scan,
+    name: str,
+    dtype: str,
+    shape: tuple[int, ...],
+    nbytes: int,
+    where: tuple[int, int],
 ) -> None:
-    bits = bit_count(dtype, shape)
-    if bits == OVERFLOW:
-        findings.append(
-            Finding(
+    bits = _bit_count(dtype, shape)
+    shape_pos, offsets_after = where
+    if bits is None:
+        if not state.report.full("SIZE-OVERFLOW", shape_pos):
+            state.fault(
                 "SIZE-OVERFLOW",
+                shape_pos,
                 f"{dtype} tensor of shape {_short(shape)} needs more than 2^64-1 bits",
-                (index, "shape"),
+                (name, "shape"),
             )
-        )
     elif bits % 8:
-        findings.append(
-            Finding(
+        if not state.report.full("SIZE-BITS", shape_pos):
+            state.fault(
                 "SIZE-BITS",
+                shape_pos,
                 f"{dtype} tensor of shape {_short(shape)} holds {bits} bits, "
                 "expected a multiple of 8",
-                (index, "shape"),
+                (name, "shape"),
             )
+    elif bits // 8 != nbytes and not state.report.full("SIZE-MATCH", offsets_after - 1):
+        state.fault(
+            "SIZE-MATCH",
+            offsets_after - 1,
+            f"data_offsets span {nbytes} bytes, expected {bits // 8} for "
+            f"{dtype} {_short(shape)}",
+            (name, "data_offsets"),
         )
-    elif bits // 8 != nbytes:
-        findings.append(
-            Finding(
-                "SIZE-MATCH",
-                f"data_offsets span {nbytes} bytes, expected {bits // 8} for "
-                f"{dtype} {_short(shape)}",
-                (index, "data_offsets"),
-            )
-        )
+
+
+def _bit_count(dtype: str, shape: tuple[int, ...]) -> int | None:
+    """Return the exact bit count, or None above 2^64-1 (spec SIZE-OVERFLOW).
+
+    A zero dimension makes the tensor empty whatever the others are; ones
+    change nothing; any other dimension at least doubles the count, so the
+    loop stops within 64 steps and never builds a huge integer.
+    """
+    if 0 in shape:
+        return 0
+    count = BITS[dtype]
+    for dim in filter((1).__ne__, shape):
+        count *= dim
+        if count > U64_MAX:
+            return None
+    return count
 
 
 def _short(shape: tuple[int, ...]) -> str:
-    text = str(list(shape))
+    text = str(list(shape[:20]))
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _kind(value: object) -> str:
-    """Name a JSON value's type the way the spec does."""
-    if value is None:
+def _kind(item: object) -> str:
+    """Name a parsed JSON value's type the way the spec does."""
+    if item is None:
         return "null"
-    if isinstance(value, bool):
+    if isinstance(item, bool):
         return "a boolean"
-    if isinstance(value, (int, Number)):
+    if isinstance(item, (int, Number)):
         return "a number"
-    if isinstance(value, str):
+    if isinstance(item, str):
         return "a string"
-    if isinstance(value, list):
+    if isinstance(item, list):
         return "an array"
     return "an object"
+
+
+# __metadata__ ---------------------------------------------------------------
+
+
+def _metadata(state: _Scan, pos: int, *, keep: bool) -> int:  # noqa: C901, PLR0912
+    """Judge the ``__metadata__`` value at ``pos``; return its end."""
+    src = state.src
+    text = src.text
+    path = (METADATA_KEY,)
+    char = text[pos : pos + 1]
+    if char != "{":
+        end = skip(src, pos, 1, path)
+        if char == "n" and end == pos + 4:
+            state.fault(
+                "META-NULL", pos, "__metadata__ is null, expected an object", path
+            )
+        else:
+            state.fault(
+                "META-OBJECT",
+                pos,
+                f"__metadata__ is {kind(text, pos)}, expected an object of strings",
+                path,
+            )
+        return end
+    metadata: dict[str, str] = {}
+    others: set[str] = set()  # names whose value is not a string
+    report = state.report
+    pair = _PLAIN_PAIR.match if src.shortcuts else None
+    pos, more = opening(text, pos, "}")
+    while more:
+        found = pair(text, pos) if pair is not None else None
+        if (
+            found is not None
+            and found.group(1) not in metadata
+            and found.group(1) not in others
+        ):
+            key, item, comma = found.groups()
+            metadata[key] = item
+            pos = found.end()
+            if comma:
+                if text[pos : pos + 1] == "}":
+                    raise _trailing_comma(pos)
+                continue
+            if text[pos : pos + 1] != "}":
+                raise syntax(text, pos, "',' or '}'")
+            pos += 1
+            break
+        key_pos = pos
+        pos, key = member_name(src, pos, path)
+        repeated = key in metadata or key in others
+        if repeated and not report.full("KEY-UNIQUE", key_pos):
+            state.fault(
+                "KEY-UNIQUE",
+                key_pos,
+                f"member name {shown(key)} appears twice in one object",
+                path,
+            )
+        if text[pos : pos + 1] == '"':
+            value_pos = pos
+            pos, item = string(src, pos)
+            check_surrogates(src, item, value_pos, (METADATA_KEY, key))
+            if not repeated:
+                metadata[key] = item
+        else:
+            others.add(key)
+            if not report.full("META-STRING", pos):
+                state.fault(
+                    "META-STRING",
+                    pos,
+                    f"metadata value for {shown(key)} is {kind(text, pos)}, "
+                    "expected a string",
+                    (METADATA_KEY, key),
+                )
+            pos = skip(src, pos, 2, (METADATA_KEY, key))
+        pos, more = next_member(text, pos, "}")
+    if keep:
+        state.header.metadata = metadata
+    return pos

@@ -1,55 +1,58 @@
-"""A strict, position-tracking JSON parser for the header (the authoritative path).
+"""Strict JSON for the header, one value at a time, with character positions.
 
-It accepts exactly RFC 8259 and reports, with character positions, the faults
-the spec names at the JSON level: syntax (JSON-SYNTAX), nesting (JSON-DEPTH),
-unpaired surrogate escapes (JSON-SURROGATE) and repeated member names
-(KEY-UNIQUE).  It is iterative, so no input can exhaust the Python stack, and
-it never converts a number token of more than 20 digits to an int.
+It accepts exactly RFC 8259 and reports the faults the spec names at the JSON
+level: syntax (JSON-SYNTAX), nesting (JSON-DEPTH), unpaired surrogate escapes
+(JSON-SURROGATE) and repeated member names (KEY-UNIQUE).  The parser is
+iterative, so no input can exhaust the stack, and it never converts a number
+token of more than 20 digits to an int.  Values nobody reads (unknown entry
+members) are checked by the C decoder when the whole header is known to nest
+shallowly enough for it: that bound is proved before it sees any text.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final
 
+from stspec._errors import shown
 from stspec._rules import MAX_DEPTH
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from array import array
 
 Path = tuple[str | int, ...]
+# Reports a fault that does not stop the parse: (rule, position, message, path).
+FaultSink = Callable[[str, int, str, Path], None]
 
-_WS: Final = re.compile(r"[ \t\n\r]*")
+WS: Final = re.compile(r"[ \t\n\r]*+")
 _NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+INT: Final = r"(?:0|[1-9][0-9]{0,19})"
+_PLAIN_INT: Final = re.compile(INT)
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 # The C string scanner behind json; typeshed does not declare it.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
-_LITERALS: Final = {"true": True, "false": False, "null": None}
-# A tensor entry exactly as canonical writers emit it.  Matching it in one go
-# keeps the strict path fast on large headers; anything else (whitespace,
-# escapes, other field orders, long numbers) takes the general path, which
-# accepts the same entries.
-# A plain integer token of at most 20 digits: the only number converted to int.
-_INT: Final = r"(?:0|[1-9][0-9]{0,19})"
-_PLAIN_INT: Final = re.compile(_INT)
-_CANONICAL_ENTRY: Final = re.compile(
-    rf'\{{"dtype":"(?P<dtype>[^"\\\x00-\x1f]*)",'
-    rf'"shape":\[(?P<shape>(?:{_INT}(?:,{_INT})*)?)\],'
-    rf'"data_offsets":\[(?P<begin>{_INT}),(?P<end>{_INT})\]\}}'
-)
-# Positions are recorded for values this deep: the top-level members (1), the
-# fields of an entry or metadata values (2) and the elements of shape and
-# data_offsets (3).  Nothing deeper is ever reported.
-_RECORDED_DEPTH: Final = 3
+_LITERALS: Final = (("true", True), ("false", False), ("null", None))
 
 
-@dataclass(frozen=True, slots=True)
 class Number:
     """A number token that is not a plain integer of at most 20 digits."""
 
-    token: str
+    __slots__ = ("token",)
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Number) and other.token == self.token
+
+    def __hash__(self) -> int:
+        return hash(self.token)
+
+    def __repr__(self) -> str:
+        return f"Number({self.token!r})"
 
     @property
     def is_integer_token(self) -> bool:
@@ -57,256 +60,355 @@ class Number:
         return self.token.isdigit()
 
 
-@dataclass(frozen=True, slots=True)
-class Fault:
-    """A JSON-level rule violation at a character position of the text."""
+class JsonStop(Exception):  # noqa: N818 - a verdict, not an accident
+    """A fault after which the rest of the text cannot be parsed."""
 
-    rule: str
-    pos: int
-    msg: str
-    path: Path = ()
+    def __init__(self, rule: str, pos: int, msg: str) -> None:
+        super().__init__(rule, pos, msg)
+        self.rule = rule
+        self.pos = pos
+        self.msg = msg
 
 
-@dataclass(slots=True)
-class Parsed:
-    """The result of parsing the header object.
+class Text:
+    """The header text and what a look at the whole of it established.
 
-    members: the top-level (name, value) pairs in file order, duplicates kept
-    positions: character position of every recorded value, keyed by path;
-        top-level paths start with the member index, e.g. (3, "shape", 0)
-    text: the header text; positions inside canonical entries are not
-        recorded but derived from it on demand (see :meth:`position`)
-    faults: JSON-level violations, in text order
-    end: position just past the closing brace (0 if parsing stopped)
-    complete: False when a fault stopped the parse (the model is partial)
+    surrogates: some string may hold a surrogate escape (else none is checked)
+    shortcuts: whether C-speed shortcuts may be taken (off: every value goes
+        through the position-tracking parser; the tests compare both)
+    raw: the header bytes, for the nesting bound (computed when first needed)
     """
 
-    members: list[tuple[str, object]]
-    positions: dict[Path, int]
-    text: str
-    faults: list[Fault]
-    end: int = 0
-    complete: bool = True
+    __slots__ = ("_shallow", "fault", "raw", "shortcuts", "surrogates", "text")
 
-    def position(self, path: Path) -> int:
-        """Return the character position of the value at ``path``."""
-        if path in self.positions:
-            return self.positions[path]
-        # Inside a canonical entry: matched again, only for the values a
-        # violation names, so that clean entries cost no bookkeeping.
-        entry = _CANONICAL_ENTRY.match(self.text, self.positions[path[:1]])
-        assert entry is not None  # noqa: S101 - it matched while parsing
-        field = path[1]
-        if field == "dtype":
-            return entry.start("dtype") - 1
-        if field == "shape":
-            if len(path) == 2:
-                return entry.start("shape") - 1
-            dims = entry.group("shape").split(",")
-            index = path[2]
-            assert isinstance(index, int)  # noqa: S101 - shape elements are indexed
-            return entry.start("shape") + sum(len(dim) + 1 for dim in dims[:index])
-        if len(path) == 2:
-            return entry.start("begin") - 1
-        return entry.start("end") if path[2] else entry.start("begin")
-
-
-class _Stop(Exception):  # noqa: N818 - internal control flow, never escapes
-    pass
-
-
-class _Parser:
-    def __init__(self, text: str, start: int) -> None:
+    def __init__(
+        self,
+        text: str,
+        fault: FaultSink,
+        raw: memoryview,
+        *,
+        surrogates: bool,
+        shortcuts: bool = True,
+    ) -> None:
         self.text = text
-        self.start = start
-        self.result = Parsed([], {}, text, [])
+        self.fault = fault
+        self.raw = raw
+        self.surrogates = surrogates
+        self.shortcuts = shortcuts
+        self._shallow: bool | None = None
 
-    def fault(self, rule: str, pos: int, msg: str, path: Path = ()) -> None:
-        self.result.faults.append(Fault(rule, pos, msg, path))
+    @property
+    def shallow(self) -> bool:
+        """Whether nothing nests deeper than MAX_DEPTH (a recursive decoder is safe)."""
+        if self._shallow is None:
+            self._shallow = nests_shallowly(self.raw)
+        return self._shallow
 
-    def stop(self, rule: str, pos: int, msg: str) -> _Stop:
-        self.fault(rule, pos, msg)
-        self.result.complete = False
-        return _Stop()
 
-    def ws(self, pos: int) -> int:
-        match = _WS.match(self.text, pos)
-        assert match is not None  # noqa: S101 - the pattern matches the empty string
-        return match.end()
+def ws(text: str, pos: int) -> int:
+    """Return the position after the JSON whitespace at ``pos``."""
+    return WS.match(text, pos).end()  # type: ignore[union-attr]
 
-    def string(self, pos: int, path: Path) -> tuple[int, str]:
-        try:
-            value, end = _scanstring(self.text, pos + 1, True)
-        except json.JSONDecodeError as exc:
-            raise self.stop("JSON-SYNTAX", exc.pos, f"bad string: {exc.msg}") from None
-        if _SURROGATE.search(value):
-            self.fault(
-                "JSON-SURROGATE",
-                pos,
-                "string holds an unpaired surrogate escape, expected only "
-                "Unicode scalar values",
-                path,
-            )
-        return end, value
 
-    def number(self, pos: int) -> tuple[int, object]:
-        match = _NUMBER.match(self.text, pos)
-        if match is None:
-            raise self.stop(
-                "JSON-SYNTAX",
-                pos,
-                f"unexpected {self.text[pos : pos + 1]!r}, expected a JSON value",
-            )
-        token = match.group()
-        if _PLAIN_INT.fullmatch(token):
-            return match.end(), int(token)
-        return match.end(), Number(token)
+def syntax(text: str, pos: int, expected: str) -> JsonStop:
+    """Build the JSON-SYNTAX fault for an unexpected character."""
+    found = repr(text[pos]) if pos < len(text) else "the end of the header"
+    return JsonStop("JSON-SYNTAX", pos, f"unexpected {found}, expected {expected}")
 
-    def scalar(self, pos: int, path: Path) -> tuple[int, object]:
-        char = self.text[pos : pos + 1]
-        if char == '"':
-            return self.string(pos, path)
-        for word, value in _LITERALS.items():
-            if self.text.startswith(word, pos):
-                return pos + len(word), value
-        return self.number(pos)
 
-    def parse(self) -> Parsed:
-        """Parse the object that starts at position 0 (the caller checked `{`)."""
-        try:
-            self.result.end = self._parse_object_tree()
-        except _Stop:
-            self.result.end = 0
-        return self.result
+def string(src: Text, pos: int) -> tuple[int, str]:
+    """Read the string whose quote is at ``pos``; return (end, value)."""
+    try:
+        value, end = _scanstring(src.text, pos + 1, True)
+    except json.JSONDecodeError as exc:
+        raise JsonStop("JSON-SYNTAX", exc.pos, f"bad string: {exc.msg}") from None
+    return end, value
 
-    def _parse_object_tree(self) -> int:
-        text = self.text
-        root = self.result.members
-        # A frame is (container, its path, the member names seen so far); the
-        # names are None for arrays.  The root object is a list of pairs so that
-        # repeated tensor names survive for the reader to judge.
-        stack: list[tuple[list[object] | dict[str, object], Path, set[str] | None]]
-        stack = [(root, (), set())]  # type: ignore[list-item]
-        pos = self.start + 1
-        first = True
-        while stack:
-            container, path, seen = stack[-1]
-            closer = "]" if seen is None else "}"
-            pos = self.ws(pos)
-            char = text[pos : pos + 1]
-            if char == closer:
-                stack.pop()
-                pos += 1
-                first = False
-                continue
-            if not first:
-                pos = self.separator(pos, closer)
-            first = False
-            key = None
-            if seen is None:
-                child_path: Path = (*path, len(container))
-            else:
-                pos, key, child_path = self.member_name(pos, path, seen)
-            if len(child_path) <= _RECORDED_DEPTH:
-                self.result.positions.setdefault(child_path, pos)
-            char = text[pos : pos + 1]
-            if char == "{" and not path:
-                entry = _CANONICAL_ENTRY.match(text, pos)
-                if entry is not None:
-                    _attach(container, key, _canonical_value(entry))
-                    pos = entry.end()
-                    continue
-            if char in ("{", "["):
-                if len(stack) >= MAX_DEPTH:
-                    raise self.stop(
-                        "JSON-DEPTH", pos, f"nesting exceeds {MAX_DEPTH} levels"
-                    )
-                child: list[object] | dict[str, object] = {} if char == "{" else []
-                _attach(container, key, child)
-                stack.append((child, child_path, set() if char == "{" else None))
-                pos += 1
-                first = True
-                continue
-            pos, value = self.scalar(pos, child_path)
-            _attach(container, key, value)
-        return pos
 
-    def separator(self, pos: int, closer: str) -> int:
-        """Step over the ',' between two values; return the next value's start."""
-        text = self.text
-        char = text[pos : pos + 1]
-        if char != ",":
-            raise self.stop(
-                "JSON-SYNTAX", pos, f"unexpected {char!r}, expected ',' or {closer!r}"
-            )
-        pos = self.ws(pos + 1)
+def check_surrogates(src: Text, value: str, pos: int, path: Path) -> None:
+    """Report a string that holds an unpaired surrogate (from an escape)."""
+    if src.surrogates and _SURROGATE.search(value):
+        src.fault(
+            "JSON-SURROGATE",
+            pos,
+            "string holds an unpaired surrogate escape, expected only Unicode "
+            "scalar values",
+            path,
+        )
+
+
+def member_name(src: Text, pos: int, path: Path | None) -> tuple[int, str]:
+    """Read ``"name" :`` at ``pos``; return the value's position and the name.
+
+    ``path`` locates the object, for a surrogate in the name (None: the
+    caller checks).
+    """
+    text = src.text
+    if text[pos : pos + 1] != '"':
+        raise syntax(text, pos, "a member name")
+    end, name = string(src, pos)
+    if path is not None:
+        check_surrogates(src, name, pos, path)
+    end = ws(text, end)
+    if text[end : end + 1] != ":":
+        raise syntax(text, end, "':'")
+    return ws(text, end + 1), name
+
+
+def next_member(text: str, pos: int, closer: str) -> tuple[int, bool]:
+    """Step past a value: return the next member's position and whether one follows.
+
+    After the last member the position is just past ``closer``.
+    """
+    pos = ws(text, pos)
+    char = text[pos : pos + 1]
+    if char == ",":
+        pos = ws(text, pos + 1)
         if text[pos : pos + 1] == closer:
-            raise self.stop(
+            raise JsonStop(
                 "JSON-SYNTAX",
                 pos,
                 f"trailing comma before {closer!r}, expected a value",
             )
-        return pos
-
-    def member_name(
-        self, pos: int, path: Path, seen: set[str]
-    ) -> tuple[int, str, Path]:
-        """Parse ``"name":`` and return the position of the value after it."""
-        text = self.text
-        if text[pos : pos + 1] != '"':
-            raise self.stop(
-                "JSON-SYNTAX",
-                pos,
-                f"unexpected {text[pos : pos + 1]!r}, expected a member name",
-            )
-        # Top-level members are addressed by index: names may repeat there.
-        child_path = path or (len(self.result.members),)
-        key_pos = pos
-        pos, key = self.string(pos, child_path)
-        if key in seen:
-            self.fault(
-                "KEY-UNIQUE",
-                key_pos,
-                f"member name {key!r} appears twice in one object",
-                path,
-            )
-        seen.add(key)
-        pos = self.ws(pos)
-        if text[pos : pos + 1] != ":":
-            raise self.stop(
-                "JSON-SYNTAX",
-                pos,
-                f"unexpected {text[pos : pos + 1]!r}, expected ':'",
-            )
-        if path:
-            child_path = (*path, key)
-        return self.ws(pos + 1), key, child_path
+        return pos, True
+    if char == closer:
+        return pos + 1, False
+    raise syntax(text, pos, f"',' or {closer!r}")
 
 
-def _canonical_value(entry: re.Match[str]) -> dict[str, object]:
-    """Build the value of a matched canonical entry (positions are derived)."""
-    dims = entry.group("shape")
-    return {
-        "dtype": entry.group("dtype"),
-        "shape": [int(dim) for dim in dims.split(",")] if dims else [],
-        "data_offsets": [int(entry.group("begin")), int(entry.group("end"))],
-    }
+def opening(text: str, pos: int, closer: str) -> tuple[int, bool]:
+    """Step into a container: return the first member's position, if any."""
+    pos = ws(text, pos + 1)
+    if text[pos : pos + 1] == closer:
+        return pos + 1, False
+    return pos, True
 
 
-def _attach(
-    container: list[object] | dict[str, object], key: str | None, value: object
-) -> None:
-    if isinstance(container, list):
-        container.append(value if key is None else (key, value))
-    elif key not in container:
-        # Inside entries and metadata the first occurrence is kept; the repeat
-        # was already reported as KEY-UNIQUE.
-        container[key] = value  # type: ignore[index]
+def scalar(src: Text, pos: int) -> tuple[int, object]:
+    """Read a string, literal or number at ``pos`` (the caller checks surrogates)."""
+    text = src.text
+    char = text[pos : pos + 1]
+    if char == '"':
+        return string(src, pos)
+    for word, literal in _LITERALS:
+        if text.startswith(word, pos):
+            return pos + len(word), literal
+    match = _NUMBER.match(text, pos)
+    if match is None:
+        raise syntax(text, pos, "a JSON value")
+    token = match.group()
+    if _PLAIN_INT.fullmatch(token):
+        return match.end(), int(token)
+    return match.end(), Number(token)
 
 
-def parse_object(text: str, start: int = 0) -> Parsed:
-    """Parse the JSON object whose ``{`` is at ``text[start]``.
+def too_deep(pos: int) -> JsonStop:
+    """Build the JSON-DEPTH fault for a container opened at ``pos``."""
+    return JsonStop("JSON-DEPTH", pos, f"nesting exceeds {MAX_DEPTH} levels")
 
-    Parsing stops at the object's closing brace; the caller judges what follows.
+
+def value(  # noqa: C901, PLR0912, PLR0913, PLR0915 - one loop keeps it iterative
+    src: Text,
+    pos: int,
+    depth: int,
+    path: Path,
+    *,
+    build: bool = True,
+    elements: array[int] | None = None,
+) -> tuple[int, object]:
+    """Parse the value at ``pos`` inside ``depth`` open containers.
+
+    Returns (end, value); with ``build`` False containers are checked but not
+    built (the value is None).  ``elements`` receives the position of every
+    element of the value when it is an array.  Objects keep the first of
+    repeated names (the repeat is reported as KEY-UNIQUE).
     """
-    return _Parser(text, start).parse()
+    text = src.text
+    char = text[pos : pos + 1]
+    if char not in ("{", "["):
+        end, result = scalar(src, pos)
+        if type(result) is str:
+            check_surrogates(src, result, pos, path)
+        return end, result
+    if depth >= MAX_DEPTH:
+        raise too_deep(pos)
+    # A frame: [container or None, member names (None for arrays), its key in
+    # the parent, elements so far].  Paths are built only for a fault.
+    root: object = ({} if char == "{" else []) if build else None
+    stack: list[list[object]] = [
+        [root, (root if build else set()) if char == "{" else None, None, 0]
+    ]
+    pos, more = opening(text, pos, "}" if char == "{" else "]")
+    while True:
+        frame = stack[-1]
+        names = frame[1]
+        closer = "]" if names is None else "}"
+        if not more:
+            stack.pop()
+            if not stack:
+                return pos, root
+            pos, more = next_member(text, pos, "]" if stack[-1][1] is None else "}")
+            continue
+        key: object
+        keep = True
+        if names is None:
+            key = frame[3]
+            frame[3] = key + 1  # type: ignore[operator]
+            if elements is not None and len(stack) == 1:
+                elements.append(pos)
+        else:
+            key_pos = pos
+            pos, key = member_name(
+                src, pos, _path_of(path, stack) if src.surrogates else None
+            )
+            if key in names:  # type: ignore[operator]
+                src.fault(
+                    "KEY-UNIQUE",
+                    key_pos,
+                    f"member name {shown(key)} appears twice in one object",
+                    _path_of(path, stack),
+                )
+                keep = False
+            elif not build:
+                names.add(key)  # type: ignore[attr-defined]
+        char = text[pos : pos + 1]
+        if char in ("{", "["):
+            if depth + len(stack) >= MAX_DEPTH:
+                raise too_deep(pos)
+            child: object = ({} if char == "{" else []) if build else None
+            if keep:
+                _attach(frame, key, child)
+            stack.append(
+                [child, (child if build else set()) if char == "{" else None, key, 0]
+            )
+            pos, more = opening(text, pos, "}" if char == "{" else "]")
+            continue
+        item_pos = pos
+        pos, item = scalar(src, pos)
+        if type(item) is str:
+            check_surrogates(
+                src,
+                item,
+                item_pos,
+                (*_path_of(path, stack), key),  # type: ignore[arg-type]
+            )
+        if keep:
+            _attach(frame, key, item)
+        pos, more = next_member(text, pos, closer)
+
+
+def _attach(frame: list[object], key: object, item: object) -> None:
+    container = frame[0]
+    if type(container) is list:
+        container.append(item)
+    elif type(container) is dict:
+        container[key] = item
+
+
+def _path_of(path: Path, stack: list[list[object]]) -> Path:
+    keys = [frame[2] for frame in stack[1:]]
+    return (*path, *keys)  # type: ignore[arg-type]
+
+
+class _Doubt(Exception):  # noqa: N818 - internal signal, never escapes
+    pass
+
+
+def _distinct(pairs: list[tuple[str, object]]) -> None:
+    if len({name for name, _ in pairs}) != len(pairs):
+        raise _Doubt
+
+
+def _refuse(_token: str) -> None:
+    raise _Doubt
+
+
+# Checks a value without keeping it: numbers become their length, objects
+# are only looked at for repeated names.
+_SKIPPER: Final = json.JSONDecoder(
+    object_pairs_hook=_distinct, parse_int=len, parse_float=len, parse_constant=_refuse
+)
+
+
+def skip(src: Text, pos: int, depth: int, path: Path) -> int:
+    """Check the value at ``pos`` without building it; return its end.
+
+    The C decoder does it when the header nests shallowly (it recurses) and
+    the value needs nothing it cannot see; anything it doubts, the parser
+    redoes, to report the fault where it is.
+    """
+    if src.shortcuts and src.shallow:
+        try:
+            _, end = _SKIPPER.raw_decode(src.text, pos)
+        except (ValueError, RecursionError, _Doubt):
+            pass
+        else:
+            if not (src.surrogates and SURROGATE_ESCAPE.search(src.text, pos, end)):
+                return end
+    end, _ = value(src, pos, depth, path, build=False)
+    return end
+
+
+def kind(text: str, pos: int) -> str:
+    """Name the JSON type of the value at ``pos`` the way the spec does."""
+    char = text[pos : pos + 1]
+    if char == "{":
+        return "an object"
+    if char == "[":
+        return "an array"
+    if char == '"':
+        return "a string"
+    if char == "n":
+        return "null"
+    if char in ("t", "f"):
+        return "a boolean"
+    return "a number"
+
+
+def nests_shallowly(raw: memoryview) -> bool:
+    """Whether no container in the header text nests deeper than MAX_DEPTH.
+
+    An upper bound computed with byte operations only: escaped backslashes
+    and quotes are removed, then everything but quotes and brackets, then the
+    quoted runs; what is left is the bracket structure.  Up to the first
+    syntax error it matches what a parser sees, which is all a decoder ever
+    reads.  Removing every ``[]`` pair lowers the deepest nesting by at most
+    one, so after k such passes the depth is at most k plus the depth of
+    what is left, counted run by run.
+    """
+    parts = []
+    start = 0
+    while start < len(raw):
+        end = min(start + _CHUNK, len(raw))
+        # A run of backslashes and the byte it escapes stay in one chunk.
+        while end < len(raw) and raw[end - 1] == _BACKSLASH:
+            end += 1
+        chunk = raw[start:end].tobytes().replace(b"\\\\", b"").replace(b'\\"', b"")
+        parts.append(chunk.translate(_BRACKETS, _NOT_STRUCTURE))
+        start = end
+    data = _QUOTED.sub(b"", b"".join(parts))
+    passes = 0
+    while passes <= MAX_DEPTH:
+        pairs = data.count(b"[]")
+        if pairs * 16 <= len(data):
+            break
+        data = data.replace(b"[]", b"")
+        passes += 1
+    depth = deepest = 0
+    for run in _RUNS.finditer(data):
+        if run.group()[0] == ord("["):
+            depth += len(run.group())
+            deepest = max(deepest, depth)
+        else:
+            # Never below zero: stray closers (only after a syntax error) must
+            # not hide the openers that follow them.
+            depth = max(depth - len(run.group()), 0)
+    return passes + deepest <= MAX_DEPTH
+
+
+_CHUNK: Final = 1 << 20
+_BACKSLASH: Final = ord("\\")
+_BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
+_NOT_STRUCTURE: Final = bytes(set(range(256)) - set(b'"[]{}'))
+_QUOTED: Final = re.compile(rb'"[^"]*+"')
+_RUNS: Final = re.compile(rb"\[++|\]++")

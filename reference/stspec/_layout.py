@@ -2,78 +2,84 @@
 
 from __future__ import annotations
 
-from stspec._header import Finding, TensorInfo
+from typing import TYPE_CHECKING
+
+from stspec._errors import shown
+
+if TYPE_CHECKING:
+    from stspec._header import Header
+    from stspec._report import Report
 
 
-def check_layout(
-    tensors: list[TensorInfo], indices: list[int], data_start: int, buffer_length: int
-) -> list[Finding]:
+def check_layout(  # noqa: C901 - one pass, three rules
+    header: Header, text: str, report: Report, data_start: int, buffer_length: int
+) -> None:
     """Check that the entries tile ``[0, buffer_length)`` exactly.
 
     Entries are taken in (begin, end) order, so the order of the JSON object
     does not matter (spec LAYOUT-HOLE).  A tensor that ends past the buffer is
     reported once, as LAYOUT-BOUNDS, and left out of the tiling; the trailing
     check is then skipped, since the buffer's real end is not where the header
-    says it is.
+    says it is.  Facts about the buffer sort after every header position.
     """
+    _, _, offsets, _, _ = header.table.columns
+    begins = offsets[::2]
+    ends = offsets[1::2]
     # Writers lay tensors out in header order, so the common case needs no sort.
-    cursor = 0
-    for tensor in tensors:
-        if tensor.begin != cursor:
-            break
-        cursor = tensor.end
-    else:
-        if cursor == buffer_length:
-            return []
-
-    findings: list[Finding] = []
+    if begins[1:] == ends[:-1] and (
+        (not begins and buffer_length == 0)
+        or (begins and begins[0] == 0 and ends[-1] == buffer_length)
+    ):
+        return
+    names = list(header.table)
+    # Buffer facts get keys past every character position of the header.
+    past = len(text) - data_start
     inside: list[tuple[int, int, int]] = []
-    for position, tensor in enumerate(tensors):
-        if tensor.end > buffer_length:
-            findings.append(
-                Finding(
+    for position, (begin, end) in enumerate(zip(begins, ends, strict=True)):
+        if end > buffer_length:
+            at = text.rfind("[", 0, header.where[position])
+            if not report.full("LAYOUT-BOUNDS", at):
+                report.add(
                     "LAYOUT-BOUNDS",
-                    f"tensor {tensor.name!r} ends at {tensor.end}, past the "
+                    at,
+                    f"tensor {shown(names[position])} ends at {end}, past the "
                     f"{buffer_length}-byte buffer",
-                    (indices[position], "data_offsets"),
+                    (names[position], "data_offsets"),
                 )
-            )
         else:
-            inside.append((tensor.begin, tensor.end, position))
+            inside.append((begin, end, position))
     inside.sort()
     cursor = 0
     for begin, end, position in inside:
-        name = tensors[position].name
-        path = (indices[position], "data_offsets")
         if begin > cursor:
-            findings.append(
-                Finding(
+            key = past + data_start + cursor
+            if not report.full("LAYOUT-HOLE", key):
+                report.add(
                     "LAYOUT-HOLE",
+                    key,
                     f"bytes {cursor}..{begin} of the buffer belong to no tensor; "
-                    f"expected {name!r} to begin at {cursor}",
-                    path,
+                    f"expected {shown(names[position])} to begin at {cursor}",
+                    (names[position], "data_offsets"),
                     data_start + cursor,
                 )
-            )
         elif begin < cursor:
-            findings.append(
-                Finding(
+            key = past + data_start + begin
+            if not report.full("LAYOUT-OVERLAP", key):
+                report.add(
                     "LAYOUT-OVERLAP",
-                    f"tensor {name!r} begins at {begin}, inside bytes already "
-                    f"owned up to {cursor}",
-                    path,
+                    key,
+                    f"tensor {shown(names[position])} begins at {begin}, inside "
+                    f"bytes already owned up to {cursor}",
+                    (names[position], "data_offsets"),
                     data_start + begin,
                 )
-            )
         cursor = max(cursor, end)
-    if cursor < buffer_length and len(inside) == len(tensors):
-        findings.append(
-            Finding(
-                "LAYOUT-TRAILING",
-                f"{buffer_length - cursor} trailing bytes after the last tensor, "
-                f"expected the buffer to end at {cursor}",
-                (),
-                data_start + cursor,
-            )
+    if cursor < buffer_length and len(inside) == len(begins):
+        report.add(
+            "LAYOUT-TRAILING",
+            past + data_start + cursor,
+            f"{buffer_length - cursor} trailing bytes after the last tensor, "
+            f"expected the buffer to end at {cursor}",
+            (),
+            data_start + cursor,
         )
-    return findings

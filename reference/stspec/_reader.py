@@ -6,21 +6,21 @@ import contextlib
 import gc
 import mmap
 import os
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Self
 
-from stspec._errors import HeaderPath, SafetensorsError
-from stspec._fast import accept
-from stspec._header import Finding, TensorTable, check_members
-from stspec._json import Parsed, Path, parse_object
+from stspec._errors import Violations
+from stspec._header import Settled, scan
+from stspec._json import SURROGATE_ESCAPE, JsonStop, Text
 from stspec._layout import check_layout
+from stspec._report import OffsetMap, Report
 from stspec._rules import MAX_HEADER_SIZE
 from stspec._unmapped import FileBuffer
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from types import TracebackType
+
+    from stspec._table import TensorTable
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview
 # What the pipeline reads from: a mapping's (or the caller's) memoryview, or a
@@ -29,27 +29,19 @@ Buffer = memoryview | FileBuffer
 
 PREFIX_SIZE: Final = 8
 _JSON_WS: Final = " \t\n\r"
-# Text the C JSON decoder would accept but the spec rejects: the integer -0
-# (it decodes to 0; other negative numbers stay visibly negative) and
-# surrogate escapes (which need pairing checks).  Either sends the header down
-# the strict path; false positives inside strings only cost time.
-_MINUS_ZERO: Final = re.compile(r"-0(?![.eE0-9])")
-_SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
+# How many violations of each rule validate() lists by default.
+LIMIT: Final = 100
 
 
-@dataclass(frozen=True, slots=True)
 class _Valid:
-    header_length: int
-    metadata: dict[str, str] | None
-    tensors: TensorTable
+    __slots__ = ("header_length", "metadata", "tensors")
 
-
-@dataclass(slots=True)
-class _Prefix:
-    header_length: int
-    text: str
-    start: int  # index of the object's `{` in text
-    ascii: bool
+    def __init__(
+        self, header_length: int, metadata: dict[str, str] | None, tensors: TensorTable
+    ) -> None:
+        self.header_length = header_length
+        self.metadata = metadata
+        self.tensors = tensors
 
 
 class SafetensorsFile:
@@ -131,13 +123,9 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
 
     """
     buffer, mapping = _open(source, mapped=mapped)
-    errors: list[SafetensorsError] = []
+    valid = None
     try:
-        valid = _read_fast(buffer)
-        if valid is None:
-            # The strict path decides; the fast path's doubts may be false
-            # alarms (a "-0" inside a tensor name, say).
-            errors, valid = _validate_buffer(buffer, first_only=True)
+        errors, valid = check(buffer, limit=1)
     finally:
         if valid is None:
             buffer.release()
@@ -148,9 +136,14 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     return SafetensorsFile(buffer, valid, mapping)
 
 
-def validate(source: Source, *, mapped: bool = True) -> list[SafetensorsError]:
-    """Return every rule the file breaks, sorted by byte offset ([] if valid).
+def validate(
+    source: Source, *, mapped: bool = True, limit: int | None = LIMIT
+) -> Violations:
+    """Return the rules the file breaks, sorted by byte offset (empty if valid).
 
+    At most ``limit`` violations of each rule are listed (the first ones by
+    offset; None lists all); the result's ``omitted`` attribute counts the
+    rest per rule, so a hostile header cannot make the answer huge.
     ``mapped=False`` copies the header with ordinary reads instead of mapping
     the file (see :func:`read`); validation never touches tensor bytes.
 
@@ -158,11 +151,11 @@ def validate(source: Source, *, mapped: bool = True) -> list[SafetensorsError]:
         OSError: the path cannot be opened, mapped or read.
 
     """
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be at least 1 or None, not {limit}")
     buffer, mapping = _open(source, mapped=mapped)
     try:
-        if _read_fast(buffer) is not None:
-            return []
-        return _validate_buffer(buffer)[0]
+        return check(buffer, limit=limit)[0]
     finally:
         buffer.release()
         if mapping is not None:
@@ -189,122 +182,113 @@ def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
 # 1. Length prefix and header bytes -----------------------------------------
 
 
-def _read_prefix(view: Buffer) -> tuple[int | None, list[SafetensorsError]]:
+def _read_prefix(view: Buffer, report: Report) -> int | None:
     if len(view) < PREFIX_SIZE:
-        return None, [
-            SafetensorsError(
-                "FILE-PREFIX",
-                0,
-                f"file is {len(view)} bytes long, expected at least the 8-byte "
-                "header length",
-            )
-        ]
+        report.add(
+            "FILE-PREFIX",
+            0,
+            f"file is {len(view)} bytes long, expected at least the 8-byte "
+            "header length",
+            (),
+            0,
+        )
+        return None
     header_length = int.from_bytes(view[:PREFIX_SIZE], "little")
     # The limit is checked first: N must never be trusted as a size, not even
     # to compare it with the file (spec HEADER-LIMIT before HEADER-BOUNDS).
     if header_length > MAX_HEADER_SIZE:
-        return None, [
-            SafetensorsError(
-                "HEADER-LIMIT",
-                0,
-                f"header length {header_length} exceeds the limit of {MAX_HEADER_SIZE}",
-            )
-        ]
+        report.add(
+            "HEADER-LIMIT",
+            0,
+            f"header length {header_length} exceeds the limit of {MAX_HEADER_SIZE}",
+            (),
+            0,
+        )
+        return None
     if PREFIX_SIZE + header_length > len(view):
-        return None, [
-            SafetensorsError(
-                "HEADER-BOUNDS",
-                0,
-                f"header length {header_length} exceeds the "
-                f"{len(view) - PREFIX_SIZE} bytes after the prefix",
-            )
-        ]
-    return header_length, []
+        report.add(
+            "HEADER-BOUNDS",
+            0,
+            f"header length {header_length} exceeds the "
+            f"{len(view) - PREFIX_SIZE} bytes after the prefix",
+            (),
+            0,
+        )
+        return None
+    return header_length
 
 
 # 2. Header text: UTF-8 and where the object starts --------------------------
 
 
 def _read_text(
-    buffer: Buffer, header_length: int
-) -> tuple[_Prefix | None, list[SafetensorsError]]:
+    buffer: Buffer, header_length: int, report: Report
+) -> tuple[str, int] | None:
+    """Decode the header; return the text and where its object starts."""
     raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
     try:
         text = str(raw, "utf-8")
     except UnicodeDecodeError as exc:
-        return None, [
-            SafetensorsError(
-                "HEADER-UTF8",
-                PREFIX_SIZE + exc.start,
-                f"header is not UTF-8: {exc.reason}",
-            )
-        ]
+        report.add(
+            "HEADER-UTF8",
+            exc.start,
+            f"header is not UTF-8: {exc.reason}",
+            (),
+            PREFIX_SIZE + exc.start,
+        )
+        return None
     finally:
         raw.release()
     start = len(text) - len(text.lstrip(_JSON_WS))
     if text[start : start + 1] != "{":
         found = repr(text[start]) if start < len(text) else "the end of the header"
-        return None, [
-            SafetensorsError(
-                "HEADER-OBJECT",
-                PREFIX_SIZE + start,
-                f"found {found}, expected the '{{' that opens the header object",
-            )
-        ]
-    prefix = _Prefix(header_length, text, start, text.isascii())
+        report.add(
+            "HEADER-OBJECT",
+            start,
+            f"found {found}, expected the '{{' that opens the header object",
+            (),
+        )
+        return None
     if start:
-        return prefix, [
-            SafetensorsError(
-                "HEADER-LEADING-WS",
-                PREFIX_SIZE,
-                f"{start} whitespace bytes precede the '{{', expected it first",
-            )
-        ]
-    return prefix, []
+        report.add(
+            "HEADER-LEADING-WS",
+            0,
+            f"{start} whitespace bytes precede the '{{', expected it first",
+            (),
+        )
+    return text, start
 
 
-def _check_tail(prefix: _Prefix, end: int) -> list[SafetensorsError]:
+def _check_tail(text: str, end: int, report: Report) -> None:
     """Judge what follows the object: 0x20 padding, other whitespace, or junk."""
-    text = prefix.text
     tail = text[end:]
     padding = tail.lstrip(" ")
     if not padding:
-        return []
+        return
     other = tail.lstrip(_JSON_WS)
     if other:
-        position = len(text) - len(other)
-        return [
-            SafetensorsError(
-                "HEADER-TRAILING",
-                _byte_offset(prefix, position),
-                f"found {other[0]!r} after the header object, expected only "
-                "0x20 padding",
-            )
-        ]
-    position = len(text) - len(padding)
-    return [
-        SafetensorsError(
-            "HEADER-PADDING",
-            _byte_offset(prefix, position),
-            f"padding holds {padding[0]!r}, expected only 0x20",
+        report.add(
+            "HEADER-TRAILING",
+            len(text) - len(other),
+            f"found {other[0]!r} after the header object, expected only 0x20 padding",
+            (),
         )
-    ]
+        return
+    report.add(
+        "HEADER-PADDING",
+        len(text) - len(padding),
+        f"padding holds {padding[0]!r}, expected only 0x20",
+        (),
+    )
 
 
-def _byte_offset(prefix: _Prefix, position: int) -> int:
-    """Convert a character position in the header text to a file offset."""
-    if prefix.ascii:
-        return PREFIX_SIZE + position
-    return PREFIX_SIZE + len(prefix.text[:position].encode("utf-8", "surrogatepass"))
-
-
-# 3. JSON: a fast path for clean headers, the strict parser for everything --
+# 3. JSON and the header members, 4. the byte buffer ------------------------
 
 
 @contextlib.contextmanager
 def _collector_paused() -> Iterator[None]:
     # A large header becomes a million short-lived objects; pausing the cyclic
-    # collector while they live halves the time, and none of them is cyclic.
+    # collector while they live saves much time, and none of them is cyclic.
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -314,122 +298,61 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def _read_fast(buffer: Buffer) -> _Valid | None:
-    with _collector_paused():
-        return _read_fast_unmanaged(buffer)
+def check(
+    buffer: Buffer, *, limit: int | None, shortcuts: bool = True
+) -> tuple[Violations, _Valid | None]:
+    """Run the whole pipeline; return the violations and, if none, the header.
 
-
-def _read_fast_unmanaged(buffer: Buffer) -> _Valid | None:
-    """Accept a clean file quickly; return None if anything needs a closer look.
-
-    The C JSON decoder is lenient where the spec is strict, so every header it
-    could misjudge is handed to the strict path: duplicates, NaN, signed
-    numbers and surrogate escapes are caught by the hooks or the pre-scan, and
-    any finding at all (even a MAY rule) also goes the strict way.
+    ``limit`` caps the violations kept per rule (None: all).  ``shortcuts``
+    False sends every value through the position-tracking parser instead of
+    the regular expressions and the C decoder (the same verdicts, slower).
     """
-    header_length, errors = _read_prefix(buffer)
+    report = Report(limit if limit is not None else len(buffer) + 1)
+    with _collector_paused():
+        valid, to_offset = _check(buffer, report, shortcuts=shortcuts)
+    if valid is not None:
+        return Violations(), valid
+    return report.errors(to_offset), None
+
+
+def _check(
+    buffer: Buffer, report: Report, *, shortcuts: bool
+) -> tuple[_Valid | None, OffsetMap]:
+    # 1. length prefix, 2. header text
+    header_length = _read_prefix(buffer, report)
     if header_length is None:
-        return None
-    prefix, errors = _read_text(buffer, header_length)
-    if prefix is None or errors or _suspicious(prefix.text):
-        return None
+        return None, OffsetMap("", 0)
+    read = _read_text(buffer, header_length, report)
+    if read is None:
+        return None, OffsetMap("", PREFIX_SIZE)
+    text, start = read
+    to_offset = OffsetMap(text, PREFIX_SIZE)
+    # 3. JSON, judged member by member; what stops the parse leaves only the
+    # faults found while parsing, since the structure seen is partial.
+    raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
+    src = Text(
+        text,
+        report.add,
+        raw,
+        surrogates=SURROGATE_ESCAPE.search(text) is not None,
+        shortcuts=shortcuts,
+    )
     data_start = PREFIX_SIZE + header_length
-    accepted = accept(prefix.text, prefix.start, len(buffer) - data_start)
-    if accepted is None or _check_tail(prefix, accepted.end):
-        return None
-    return _Valid(header_length, accepted.metadata, accepted.tensors)
-
-
-def _suspicious(text: str) -> bool:
-    # A one-character test runs at memory speed and nearly always settles the
-    # question before a regular expression has to scan the text.
-    return bool(
-        ("-" in text and _MINUS_ZERO.search(text))
-        or ("\\" in text and _SURROGATE_ESCAPE.search(text))
-    )
-
-
-def _validate_buffer(
-    buffer: Buffer, *, first_only: bool = False
-) -> tuple[list[SafetensorsError], _Valid | None]:
-    with _collector_paused():
-        return _validate_unmanaged(buffer, first_only=first_only)
-
-
-def _validate_unmanaged(
-    buffer: Buffer, *, first_only: bool
-) -> tuple[list[SafetensorsError], _Valid | None]:
-    """Run the authoritative pipeline and collect every violation it reaches.
-
-    Returns the violations sorted by offset, and the valid header if there
-    are none.
-    """
-    header_length, errors = _read_prefix(buffer)
-    if header_length is None:
-        return errors, None
-    prefix, errors = _read_text(buffer, header_length)
-    if prefix is None:
-        return errors, None
-    parsed = parse_object(prefix.text, prefix.start)
-    errors += [
-        SafetensorsError(
-            fault.rule,
-            _byte_offset(prefix, fault.pos),
-            fault.msg,
-            _named(parsed, fault.path),
-        )
-        for fault in parsed.faults
-    ]
-    if not parsed.complete:
-        return _sorted(errors), None
-    errors += _check_tail(prefix, parsed.end)
-    header = check_members(parsed.members)
-    names_unique = not any(
-        fault.rule == "KEY-UNIQUE" and not fault.path for fault in parsed.faults
-    )
-    findings = header.findings
-    if header.layout_ready and names_unique:
-        data_start = PREFIX_SIZE + header_length
-        findings = findings + check_layout(
-            header.tensors, header.indices, data_start, len(buffer) - data_start
-        )
-    if first_only and findings:
-        # read() raises only the first violation; a hostile header can hold
-        # a hundred thousand, each of which would otherwise become an error.
-        findings = [min(findings, key=lambda f: _offset_of(prefix, parsed, f))]
-    errors += [_locate(prefix, parsed, finding) for finding in findings]
-    if errors:
-        return _sorted(errors), None
-    table = TensorTable()
-    for tensor in header.tensors:
-        table.add(*tensor)
-    return [], _Valid(header_length, header.metadata, table)
-
-
-def _offset_of(prefix: _Prefix, parsed: Parsed, finding: Finding) -> int:
-    if finding.at is not None:
-        return finding.at
-    return _byte_offset(prefix, parsed.position(finding.path))
-
-
-def _locate(prefix: _Prefix, parsed: Parsed, finding: Finding) -> SafetensorsError:
-    offset = _offset_of(prefix, parsed, finding)
-    return SafetensorsError(
-        finding.rule, offset, finding.msg, _named(parsed, finding.path)
-    )
-
-
-def _named(parsed: Parsed, path: Path) -> HeaderPath:
-    """Replace the member index at the head of a path with the member's name."""
-    if not path:
-        return ()
-    head = path[0]
-    assert isinstance(head, int)  # noqa: S101 - top-level paths start with an index
-    if head >= len(parsed.members):
-        # The fault is in the name of a member the parse stopped inside.
-        return ()
-    return (parsed.members[head][0], *path[1:])
-
-
-def _sorted(errors: list[SafetensorsError]) -> list[SafetensorsError]:
-    return sorted(errors, key=lambda error: error.offset or 0)
+    try:
+        header = scan(src, start, report, len(buffer) - data_start)
+    except Settled:
+        return None, to_offset
+    except JsonStop as stop:
+        report.add(stop.rule, stop.pos, stop.msg, ())
+        report.keep_parse_faults_only()
+        return None, to_offset
+    finally:
+        # A mapping cannot be closed while a view of it is alive.
+        raw.release()
+    _check_tail(text, header.end, report)
+    # 4. the byte buffer, judged when the entries make it meaningful
+    if header.layout_ready and header.names_unique:
+        check_layout(header, text, report, data_start, len(buffer) - data_start)
+    if report:
+        return None, to_offset
+    return _Valid(header_length, header.metadata, header.table), to_offset

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import stspec
-from stspec import _fast, _reader, _writer
+from stspec import _header, _reader, _writer
 
 if TYPE_CHECKING:
     from types import ModuleType
@@ -143,23 +143,54 @@ def test_roundtrip_oracle_reaches_every_writer_refusal() -> None:
 # Teeth: break the code under test and watch the oracle notice ------------------
 
 
-def test_reader_oracle_catches_a_fast_path_that_accepts_a_hole(
+def test_reader_oracle_catches_a_shortcut_that_changes_a_verdict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     targets.check_reader(HOLE)
-    monkeypatch.setattr(_fast, "_tiles", lambda *_: True)
-    with pytest.raises(AssertionError, match="fast path accepted"):
+    # Break the canonical-entry shortcut only: an entry it matches loses
+    # its data_offsets begin, which moves the hole.
+    real = _header._CANONICAL
+
+    class Shifted:
+        def match(self, text: str, pos: int) -> object:
+            found = real.match(text, pos)
+            if found is None:
+                return None
+            groups = list(found.groups())
+            groups[3] = "0"
+            return _Match(found, tuple(groups))
+
+    monkeypatch.setattr(_header, "_CANONICAL", Shifted())
+    with pytest.raises(AssertionError, match=r"shortcut|fast path"):
         targets.check_reader(HOLE)
+
+
+class _Match:
+    def __init__(self, found: Any, groups: tuple[str, ...]) -> None:
+        self._found = found
+        self._groups = groups
+
+    def groups(self) -> tuple[str, ...]:
+        return self._groups
+
+    def group(self, index: int) -> str:
+        return self._groups[index - 1]
+
+    def start(self, index: int = 0) -> int:
+        return int(self._found.start(index))
+
+    def end(self, index: int = 0) -> int:
+        return int(self._found.end(index))
 
 
 @pytest.mark.parametrize("error", [RecursionError, MemoryError, IndexError])
 def test_reader_oracle_lets_a_crash_escape(
     monkeypatch: pytest.MonkeyPatch, error: type[Exception]
 ) -> None:
-    def crash(_buffer: memoryview) -> None:
+    def crash(*_args: object, **_kwargs: object) -> None:
         raise error
 
-    monkeypatch.setattr(_reader, "_validate_buffer", crash)
+    monkeypatch.setattr(_reader, "check", crash)
     with pytest.raises(error):
         targets.check_reader(HOLE)
 
@@ -175,10 +206,12 @@ def test_reader_oracle_lets_a_crash_escape(
 def test_reader_oracle_checks_each_error(
     monkeypatch: pytest.MonkeyPatch, rule: str, offset: int | None, message: str
 ) -> None:
-    def tail(_prefix: object, _end: int) -> list[stspec.SafetensorsError]:
-        return [stspec.SafetensorsError(rule, offset, "planted")]
+    def planted(*_args: object, **_kwargs: object) -> tuple[object, None]:
+        return stspec.Violations(
+            [stspec.SafetensorsError(rule, offset, "planted")]
+        ), None
 
-    monkeypatch.setattr(_reader, "_check_tail", tail)
+    monkeypatch.setattr(_reader, "check", planted)
     with pytest.raises(AssertionError, match=message):
         targets.check_reader(VALID)
 

@@ -1,0 +1,142 @@
+"""Collect violations with a bounded memory: a few per rule, a count of the rest."""
+
+from __future__ import annotations
+
+from typing import Final
+
+from stspec._errors import HeaderPath, SafetensorsError, Violations
+
+# Rules judged while parsing: a fault that stops the parse keeps these and
+# drops everything else, since the structure seen so far is incomplete.
+_PARSE_RULES: Final = frozenset(
+    ("HEADER-LEADING-WS", "JSON-SYNTAX", "JSON-DEPTH", "JSON-SURROGATE", "KEY-UNIQUE")
+)
+
+# One kept violation: (sort key, sequence number, rule, message, header path,
+# file offset or None).  The key is a character position in the header text,
+# or, for facts about the byte buffer, a number past every such position;
+# offsets are converted from positions once, at the end, in a single sweep.
+# Violations at one position keep the order they were found in.
+Record = tuple[int, int, str, str, HeaderPath, int | None]
+
+
+class Report:
+    """The violations of one file, at most ``limit`` kept per rule.
+
+    Every violation is counted; only the first ``limit`` of each rule (by
+    position) are kept with their message, so a header with millions of faults
+    costs a counter per fault, not an error object and a message.
+    """
+
+    __slots__ = ("counts", "kept", "limit", "sequence", "worst")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.counts: dict[str, int] = {}
+        self.kept: dict[str, list[Record]] = {}
+        # The largest key kept for each full rule, to place a late arrival.
+        self.worst: dict[str, int] = {}
+        self.sequence = 0
+
+    def full(self, rule: str, key: int) -> bool:
+        """Count a violation that cannot be kept; False if it should be added.
+
+        Callers use it to skip building a message nobody will read.
+        """
+        if self.counts.get(rule, 0) < self.limit or key < self.worst[rule]:
+            return False
+        self.counts[rule] += 1
+        return True
+
+    def add(
+        self, rule: str, key: int, msg: str, path: HeaderPath, at: int | None = None
+    ) -> None:
+        """Record a violation at ``key`` (see :data:`Record`)."""
+        count = self.counts.get(rule, 0)
+        self.counts[rule] = count + 1
+        kept = self.kept.setdefault(rule, [])
+        self.sequence += 1
+        record = (key, self.sequence, rule, msg, path, at)
+        if count < self.limit:
+            kept.append(record)
+            if count + 1 == self.limit:
+                self.worst[rule] = max(kept, key=_position)[0]
+            return
+        if key < self.worst[rule]:
+            # Violations mostly arrive in position order; one that does not
+            # replaces the last kept one.
+            kept.remove(max(kept, key=_position))
+            kept.append(record)
+            self.worst[rule] = max(kept, key=_position)[0]
+
+    def __bool__(self) -> bool:
+        return bool(self.counts)
+
+    def has(self, rule: str) -> bool:
+        """Whether any violation of ``rule`` was recorded."""
+        return rule in self.counts
+
+    def first_key(self) -> int | None:
+        """Return the smallest key recorded so far, or None."""
+        return min(
+            (min(kept, key=_position)[0] for kept in self.kept.values()), default=None
+        )
+
+    def keep_parse_faults_only(self) -> None:
+        """Forget structural findings: the parse stopped, the model is partial."""
+        for rule in list(self.counts):
+            if rule not in _PARSE_RULES:
+                del self.counts[rule]
+                self.kept.pop(rule, None)
+
+    def errors(self, to_offset: OffsetMap) -> Violations:
+        """Return the kept violations sorted by offset, with the rest counted."""
+        records = sorted(
+            (record for kept in self.kept.values() for record in kept),
+            key=lambda record: record[:2],
+        )
+        found = Violations(
+            SafetensorsError(
+                rule, to_offset.offset(key) if at is None else at, msg, path
+            )
+            for key, _, rule, msg, path, at in records
+        )
+        found.omitted = {
+            rule: count - len(self.kept[rule])
+            for rule, count in sorted(self.counts.items())
+            if count > len(self.kept[rule])
+        }
+        return found
+
+
+def _position(record: Record) -> tuple[int, int]:
+    return record[0], record[1]
+
+
+class OffsetMap:
+    """Character positions in the header text -> absolute byte offsets.
+
+    Positions must be asked for in increasing order: each call encodes only
+    the text since the previous one, so converting any number of positions
+    costs one pass over the header at most.
+    """
+
+    __slots__ = ("_byte", "_char", "_text", "base")
+
+    def __init__(self, text: str, base: int) -> None:
+        self.base = base
+        self._text = None if text.isascii() else text
+        self._char = 0
+        self._byte = 0
+
+    def offset(self, position: int) -> int:
+        """Return the file offset of the character at ``position``."""
+        if self._text is None:
+            return self.base + position
+        if position < self._char:
+            self._char = self._byte = 0
+        self._byte += len(
+            self._text[self._char : position].encode("utf-8", "surrogatepass")
+        )
+        self._char = position
+        return self.base + self._byte

@@ -63,10 +63,10 @@ _ENTRY = (
 )
 # A whole member with a canonical entry: the name first, then the comma
 # after the entry if any.
-_CANONICAL: Final = re.compile(rf"{_NAME}{_W}:{_W}{_ENTRY}{_W}(,?){_W}")
-# The entry alone, for a name that needed unescaping; the empty group 1
-# makes the groups line up with _CANONICAL's.
-_CANONICAL_VALUE: Final = re.compile(rf"(){_ENTRY}")
+# A tensor name may hold escapes (json.dumps writes every non-ASCII
+# character as one); a valid one costs no more than a plain one.
+_ESCAPED_NAME = r'"((?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+)"'
+_CANONICAL: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ENTRY}{_W}(,?){_W}")
 # One metadata member whose name and value need no unescaping.
 _PLAIN_PAIR: Final = re.compile(rf"{_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
 _ARRAY: Final = "Q"
@@ -159,14 +159,18 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     pos, more = opening(text, start, "}")
     while more:
         found = match(text, pos) if match is not None else None
-        if found is None or found.group(1) == METADATA_KEY:
+        if found is not None:
+            name, dtype, shape, begin_token, end_token, comma = found.groups()
+            if "\\" in name:
+                name = string(src, pos)[1]
+                check_surrogates(src, name, pos, (name,))
+        if found is None or name == METADATA_KEY:
             pos, more = _member(state, pos)
             if first_only and report and _settles(state, buffer_length):
                 if more:
                     pos = _rest(state, pos)
                 break
             continue
-        name, dtype, shape, begin_token, end_token, comma = found.groups()
         bits = bits_of(dtype)
         shape_ok = True
         if shape:
@@ -191,7 +195,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
             or bits >> 3 != end - begin
             or end > U64_MAX
         ):
-            _canonical_faults(state, found, sizes)
+            _canonical_faults(state, found, name, sizes)
         elif name in index or name in state.others:
             # A sound entry under a name seen before: only the name is wrong.
             _repeated(state, name, found.start())
@@ -295,13 +299,7 @@ def _member(state: _Scan, pos: int) -> tuple[int, bool]:
             state.others.add(name)
             pos = _metadata(state, pos, keep=not repeated)
         else:
-            entry = _CANONICAL_VALUE.match(text, pos) if src.shortcuts else None
-            if entry is not None:
-                # The name needed unescaping, the entry is canonical.
-                _canonical_faults(state, entry, None, name, repeated=repeated)
-                pos = entry.end()
-            else:
-                pos = _entry(state, name, pos, repeated=repeated)
+            pos = _entry(state, name, pos, repeated=repeated)
     except JsonStop:
         # The parse stops inside this member, so a fault in its name has no
         # path: the member never came to be.
@@ -317,25 +315,15 @@ def _member(state: _Scan, pos: int) -> tuple[int, bool]:
 
 
 def _canonical_faults(
-    state: _Scan,
-    found: re.Match[str],
-    sizes: list[int] | None,
-    name: str | None = None,
-    *,
-    repeated: bool | None = None,
+    state: _Scan, found: re.Match[str], name: str, sizes: list[int]
 ) -> None:
     text = state.src.text
-    if name is None:
-        name = found.group(1)
-        check_surrogates(state.src, name, found.start(), (name,))
-        repeated = _repeated(state, name, found.start())
+    repeated = _repeated(state, name, found.start())
     dtype = found.group(2)
     if dtype not in BITS:
         _dtype_fault(state, name, dtype, found.start(2) - 1)
     shape_text = found.group(3)
     shape_pos = text.rfind("[", 0, found.start(3))
-    if sizes is None:
-        sizes = [int(size) for size in shape_text.split(",")] if shape_text else []
     shape_ok = _dims_in_range(state, name, shape_text, found.start(3), sizes)
     begin, end = int(found.group(4)), int(found.group(5))
     offsets_ok = True
@@ -352,7 +340,7 @@ def _canonical_faults(
         tuple(sizes) if shape_ok else None,
         (begin, end) if offsets_ok else None,
         (shape_pos, text.rfind("[", 0, found.start(4)) + 1),
-        repeated=bool(repeated),
+        repeated=repeated,
     )
 
 

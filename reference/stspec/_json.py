@@ -45,15 +45,6 @@ class Number:
     def __init__(self, token: str) -> None:
         self.token = token
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Number) and other.token == self.token
-
-    def __hash__(self) -> int:
-        return hash(self.token)
-
-    def __repr__(self) -> str:
-        return f"Number({self.token!r})"
-
     @property
     def is_integer_token(self) -> bool:
         """Whether the token is a non-negative integer (only too long)."""
@@ -388,10 +379,9 @@ def nests_shallowly(raw: memoryview) -> bool:
         start = end
     data = _QUOTED.sub(b"", b"".join(parts))
     passes = 0
-    while passes <= MAX_DEPTH:
-        pairs = data.count(b"[]")
-        if pairs * 16 <= len(data):
-            break
+    # Each pass that runs shrinks the data by an eighth at least, so all of
+    # them cost a few times one; the runs left are few enough to count.
+    while data.count(b"[]") * 16 > len(data) and passes <= MAX_DEPTH:
         data = data.replace(b"[]", b"")
         passes += 1
     depth = deepest = 0

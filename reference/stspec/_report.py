@@ -72,16 +72,6 @@ class Report:
     def __bool__(self) -> bool:
         return bool(self.counts)
 
-    def has(self, rule: str) -> bool:
-        """Whether any violation of ``rule`` was recorded."""
-        return rule in self.counts
-
-    def first_key(self) -> int | None:
-        """Return the smallest key recorded so far, or None."""
-        return min(
-            (min(kept, key=_position)[0] for kept in self.kept.values()), default=None
-        )
-
     def keep_parse_faults_only(self) -> None:
         """Forget structural findings: the parse stopped, the model is partial."""
         for rule in list(self.counts):
@@ -133,8 +123,6 @@ class OffsetMap:
         """Return the file offset of the character at ``position``."""
         if self._text is None:
             return self.base + position
-        if position < self._char:
-            self._char = self._byte = 0
         self._byte += len(
             self._text[self._char : position].encode("utf-8", "surrogatepass")
         )

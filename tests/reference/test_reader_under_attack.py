@@ -1,0 +1,439 @@
+"""Hostile headers: bounded answers, no quadratic path, no crash, no blind spot."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import pytest
+from stfiles import entry, file_from, file_of
+
+import stspec
+from stspec._json import nests_shallowly
+from stspec._reader import check
+from stspec._rules import MAX_DEPTH
+
+ENTRY = '{"dtype":"U8","shape":[1],"data_offsets":[0,1]}'
+OPEN = '{"dtype":"U8","shape":[1],"data_offsets":[0,1],'
+
+
+def _both(data: bytes) -> list[tuple[str, int | None]]:
+    """The errors with and without the shortcuts, which must agree."""
+    fast, _ = check(memoryview(data), limit=None)
+    slow, _ = check(memoryview(data), limit=None, shortcuts=False)
+    found = [(error.rule, error.offset) for error in fast]
+    assert found == [(error.rule, error.offset) for error in slow]
+    return found
+
+
+# Escaped duplicates: the names are compared after unescaping ---------------
+
+# (header, the spelling whose position KEY-UNIQUE must name)
+ESCAPED_DUPLICATES = [
+    pytest.param(
+        '{"a":' + ENTRY + ',"\\u0061":' + ENTRY + "}", '"\\u0061"', id="tensor"
+    ),
+    pytest.param(
+        '{"__metadata__":{"k":"1","\\u006b":"2"},"a":' + ENTRY + "}",
+        '"\\u006b"',
+        id="metadata-key",
+    ),
+    pytest.param(
+        '{"__metadata__":{"\\u006b":"1","k":"2"},"a":' + ENTRY + "}",
+        '"k"',
+        id="metadata-key-escaped-first",
+    ),
+    pytest.param(
+        '{"a":{"dtype":"U8","\\u0064type":"U8","shape":[1],"data_offsets":[0,1]}}',
+        '"\\u0064type"',
+        id="entry-field",
+    ),
+    pytest.param(
+        '{"a":{"\\u0064type":"U8","dtype":"U8","shape":[1],"data_offsets":[0,1]}}',
+        '"dtype"',
+        id="entry-field-escaped-first",
+    ),
+    pytest.param(
+        '{"a":' + OPEN + '"k":1,"\\u006b":2}}', '"\\u006b"', id="unknown-member"
+    ),
+    pytest.param(
+        '{"a":' + OPEN + '"x":[{"k":1,"\\u006b":2}]}}', '"\\u006b"', id="nested-object"
+    ),
+    pytest.param(
+        '{"__metadata__":{"\\ud83d\\ude00":"1","\U0001f600":"2"},"a":' + ENTRY + "}",
+        '"\U0001f600"',
+        id="metadata-surrogate-pair-and-raw",
+    ),
+]
+
+
+@pytest.mark.parametrize(("header", "second"), ESCAPED_DUPLICATES)
+def test_names_equal_after_unescaping_are_duplicates(header: str, second: str) -> None:
+    data = file_of(header, b"x")
+    offset = 8 + header.encode().index(second.encode())
+    assert ("KEY-UNIQUE", offset) in _both(data)
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert caught.value.rule in {"KEY-UNIQUE", "ENTRY-UNKNOWN"}
+
+
+def test_an_escaped_name_of_a_valid_entry_is_read_like_a_plain_one() -> None:
+    data = file_of(
+        '{"\\u00e9\\n":' + ENTRY + ',"w-0":{"dtype":"U8","shape":[0],'
+        '"data_offsets":[1,1]}}',
+        b"x",
+    )
+    assert _both(data) == []
+    with stspec.read(data) as opened:
+        assert list(opened.tensors) == ["\u00e9\n", "w-0"]
+
+
+# Bounded answers -------------------------------------------------------------
+
+
+def test_validate_lists_a_few_per_rule_and_counts_the_rest() -> None:
+    members: dict[str, object] = {
+        f"t{i}": entry("X", [1], i, i + 1) for i in range(250)
+    }
+    found = stspec.validate(file_from(members, bytes(250)))
+    assert [error.rule for error in found] == ["DTYPE-NAME"] * 100
+    assert found.omitted == {"DTYPE-NAME": 150}
+    assert found.total == 250
+    offsets = [error.offset or 0 for error in found]
+    assert offsets == sorted(offsets)
+    everything = stspec.validate(file_from(members, bytes(250)), limit=None)
+    assert len(everything) == 250
+    assert everything.omitted == {}
+    assert [e.offset for e in everything[:100]] == offsets
+
+
+def test_validate_refuses_a_limit_below_one() -> None:
+    with pytest.raises(ValueError, match="at least 1"):
+        stspec.validate(b"", limit=0)
+
+
+def test_a_long_name_in_many_violations_is_shown_cut() -> None:
+    # 10,000 bad dimensions under a 20,000-character name: once 200 MB of
+    # `check --all` output, since every line repeated the name.
+    name = "n" * 20_000
+    shape = ",".join('"x"' for _ in range(10_000))
+    data = file_of(
+        f'{{"{name}":{{"dtype":"U8","shape":[{shape}],"data_offsets":[0,1]}}}}', b"x"
+    )
+    found = stspec.validate(data)
+    assert len(found) == 100
+    assert found.omitted == {"SHAPE-ARRAY": 9_900}
+    shown = "\n".join(str(error) for error in found)
+    assert len(shown) < 100 * 600
+    assert "(20000 characters)" in shown
+    assert found[0].path == (name, "shape", 0)  # the API keeps the whole name
+
+
+def test_a_long_name_with_many_unknown_members_costs_little_memory() -> None:
+    # Once 977 MB: every ENTRY-UNKNOWN message held the 100,000-char name.
+    name = "n" * 100_000
+    extra = ",".join(f'"k{i}":0' for i in range(10_000))
+    data = file_of(f'{{"{name}":{OPEN}{extra}}}}}', b"x")
+    tracemalloc.start()
+    try:
+        found = stspec.validate(data)
+        with pytest.raises(stspec.SafetensorsError):
+            stspec.read(data)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert found.total == 10_000
+    assert peak < 10 * len(data)
+    # Listing all of them costs about a kilobyte each, not the name each.
+    assert len(stspec.validate(data, limit=None)) == 10_000
+
+
+# Once quadratic: each family at a size the old reader needed ~40 s for -----
+
+
+def _cpu(call: object) -> float:
+    start = time.process_time()
+    call()  # type: ignore[operator]
+    return time.process_time() - start
+
+
+QUADRATIC = [
+    pytest.param(
+        file_from({"t": entry("U8", [2**64 + 10**18] * 16_000, 0, 0)}),
+        "NUM-RANGE",
+        16_000,
+        id="huge-dimensions",
+    ),
+    pytest.param(
+        file_of(
+            json.dumps(
+                dict(
+                    [("\u00e9", entry("U8", [1], 0, 1))]
+                    + [(f"t{i}", entry("X", [1], 1, 1)) for i in range(16_000)]
+                ),
+                ensure_ascii=False,
+            ),
+            b"x",
+        ),
+        "DTYPE-NAME",
+        16_000,
+        id="non-ascii-and-many-faults",
+    ),
+]
+
+
+@pytest.mark.parametrize(("data", "rule", "count"), QUADRATIC)
+def test_once_quadratic_headers_are_judged_in_linear_time(
+    data: bytes, rule: str, count: int
+) -> None:
+    found: list[stspec.Violations] = []
+    seconds = _cpu(lambda: found.append(stspec.validate(data)))
+    # A generous CPU-time bound: the quadratic reader took 8-40 s here.
+    assert seconds < 4
+    assert found[0].total == count
+    assert {error.rule for error in found[0]} == {rule}
+
+
+def test_offsets_in_a_non_ascii_header_are_bytes_and_increase() -> None:
+    members = {"\u00e9" * 3: entry("U8", [1], 0, 1)} | {
+        f"\u00e9{i}": entry("X", [1], 1, 1) for i in range(5)
+    }
+    header = json.dumps(members, separators=(",", ":"), ensure_ascii=False)
+    data = file_of(header, b"x")
+    expected = [
+        data.index(b'"X"', data.index(f'"\u00e9{i}"'.encode())) for i in range(5)
+    ]
+    assert [error.offset for error in stspec.validate(data)] == expected
+
+
+# Nesting: judged before any recursive decoder sees the text -----------------
+
+
+@pytest.mark.parametrize(
+    ("text", "shallow"),
+    [
+        ("[" * MAX_DEPTH + "]" * MAX_DEPTH, True),
+        ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), False),
+        ('["' + "[" * 200 + '"]', True),
+        ('["\\"' + "[" * 200 + '"]', True),
+        ('["\\\\"' + "[" * 200 + "]" * 200 + "]", False),
+        ("[[]," * 70 + "[" * 60 + "]" * 60 + "]" * 70, False),
+        ("[[]," * 60 + "[" * 60 + "]" * 60 + "]" * 60, True),
+        ("[]" * 1000, True),
+        ("]" * 200 + "[" * (MAX_DEPTH + 1), False),
+    ],
+)
+def test_the_nesting_bound_never_underestimates(text: str, shallow: bool) -> None:
+    assert nests_shallowly(memoryview(text.encode())) is shallow
+
+
+BOMB = """
+import sys, stspec
+sys.setrecursionlimit(100_000)
+n = 1_000_000
+for prefix in (b'{"a":', b'{"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":'):
+    data = prefix + b"[" * n + b"]" * n + b"}" * prefix.count(b"{")
+    data = len(data).to_bytes(8, "little") + data + b"x"
+    print([e.rule for e in stspec.validate(data)])
+    try:
+        stspec.read(data)
+    except stspec.SafetensorsError as e:
+        print(e.rule)
+"""
+
+
+def test_a_nesting_bomb_under_a_raised_recursion_limit_is_a_clean_verdict() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", BOMB], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split("\n")[:4] == [
+        "['JSON-DEPTH']",
+        "JSON-DEPTH",
+        "['JSON-DEPTH']",
+        "JSON-DEPTH",
+    ]
+
+
+def test_unknown_values_deep_but_allowed_are_checked_by_both_paths() -> None:
+    deep = "[" * (MAX_DEPTH - 2) + "]" * (MAX_DEPTH - 2)
+    data = file_of('{"a":' + OPEN + '"x":' + deep + ',"y":[' + deep[1:-1] + "]}}", b"x")
+    assert _both(data) == [
+        ("ENTRY-UNKNOWN", data.index(b'"x":') + 4),
+        ("ENTRY-UNKNOWN", data.index(b'"y":') + 4),
+    ]
+
+
+# Caps: every rule counts past its limit ---------------------------------------
+
+
+def _many(member: str, count: int) -> str:
+    return "{" + ",".join(member.replace("{i}", str(i)) for i in range(count)) + "}"
+
+
+CAPPED = [
+    pytest.param(
+        _many('"t{i}":{"dtype":"U8","shape":[1]}', 150),
+        "ENTRY-FIELDS",
+        150,
+        id="missing-fields",
+    ),
+    pytest.param(
+        '{"a":' + ENTRY + "," + _many('"a":' + ENTRY, 150)[1:],
+        "KEY-UNIQUE",
+        150,
+        id="repeated-names",
+    ),
+    pytest.param(
+        '{"a":{' + ",".join(['"dtype":"U8"'] * 151) + ',"shape":[1],'
+        '"data_offsets":[0,1]}}',
+        "KEY-UNIQUE",
+        150,
+        id="repeated-fields",
+    ),
+    pytest.param(
+        '{"a":{"dtype":"U8","shape":['
+        + ",".join(["1" * 21] * 150)
+        + '],"data_offsets":[0,1]}}',
+        "NUM-RANGE",
+        150,
+        id="long-integers",
+    ),
+    pytest.param(
+        '{"a":{"dtype":"U8","shape":['
+        + ",".join(["1.5"] * 150)
+        + '],"data_offsets":[0,1]}}',
+        "NUM-INTEGER",
+        150,
+        id="fractions",
+    ),
+    pytest.param(
+        _many(
+            '"t{i}":{"dtype":"U8","shape":[4294967296,4294967296,16],'
+            '"data_offsets":[0,0]}',
+            150,
+        ),
+        "SIZE-OVERFLOW",
+        150,
+        id="overflows",
+    ),
+    pytest.param(
+        _many('"t{i}":{"dtype":"F4","shape":[1],"data_offsets":[0,0]}', 150),
+        "SIZE-BITS",
+        150,
+        id="odd-bits",
+    ),
+]
+
+
+@pytest.mark.parametrize(("header", "rule", "count"), CAPPED)
+def test_each_rule_is_counted_past_its_limit(
+    header: str, rule: str, count: int
+) -> None:
+    found = stspec.validate(file_of(header, b"x"))
+    assert [error.rule for error in found if error.rule == rule] == [rule] * 100
+    assert found.omitted[rule] == count - 100
+
+
+def test_a_violation_found_late_but_placed_early_is_kept() -> None:
+    # The entry's fields are judged in a fixed order, so the data_offsets
+    # fault (earlier in the text) is found after the shape fault.
+    header = (
+        '{"a":{"data_offsets":[0,'
+        + "1" * 21
+        + '],"dtype":"U8","shape":['
+        + "2" * 21
+        + "]}}"
+    )
+    data = file_of(header, b"x")
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert caught.value.offset == 8 + header.index("1" * 21)
+    assert [e.offset for e in stspec.validate(data, limit=1)] == [caught.value.offset]
+
+
+# read() stops judging once its answer is certain, but still checks syntax --
+
+
+SETTLED = [
+    pytest.param(',"b":' + ENTRY + ",}", "JSON-SYNTAX", id="trailing-comma"),
+    pytest.param(',"b":' + ENTRY + "]", "JSON-SYNTAX", id="junk-after-entry"),
+    pytest.param(',"b":{"x":"\\ud800"}}', "DTYPE-NAME", id="fault-ignored"),
+    pytest.param(',"b":{"x":[1,]}}', "JSON-SYNTAX", id="bad-unknown-value"),
+    pytest.param(',"b":' + ENTRY + "}", "DTYPE-NAME", id="canonical-rest"),
+]
+
+
+@pytest.mark.parametrize(("rest", "rule"), SETTLED)
+def test_read_after_its_first_violation_still_checks_the_syntax(
+    rest: str, rule: str
+) -> None:
+    data = file_of('{"a":{"dtype":"X","shape":[1],"data_offsets":[0,1]}' + rest, b"x")
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert caught.value.rule == rule
+    assert (caught.value.rule, caught.value.offset) == _both(data)[0]
+
+
+@pytest.mark.parametrize(
+    ("metadata", "rule"),
+    [
+        pytest.param('{"k":"v",}', "JSON-SYNTAX", id="trailing-comma"),
+        pytest.param('{"k":"v"]', "JSON-SYNTAX", id="junk"),
+        pytest.param('{"k":"v","j":"\\ud800"}', "JSON-SURROGATE", id="surrogate"),
+    ],
+)
+def test_plain_metadata_pairs_are_checked_like_any(metadata: str, rule: str) -> None:
+    data = file_of('{"__metadata__":' + metadata + ',"a":' + ENTRY + "}", b"x")
+    assert _both(data)[0][0] == rule
+
+
+@pytest.mark.parametrize(
+    ("value", "rules"),
+    [
+        pytest.param('["\\ud800"]', ["ENTRY-UNKNOWN", "JSON-SURROGATE"], id="lone"),
+        pytest.param('["\\ud83d\\ude00"]', ["ENTRY-UNKNOWN"], id="pair"),
+        pytest.param('{"k":[1],"k":[2]}', ["ENTRY-UNKNOWN", "KEY-UNIQUE"], id="repeat"),
+    ],
+)
+def test_unknown_values_with_escapes_are_checked_by_the_parser(
+    value: str, rules: list[str]
+) -> None:
+    data = file_of('{"a":' + OPEN + '"x":' + value + "}}", b"x")
+    assert [rule for rule, _ in _both(data)] == rules
+
+
+def test_the_depth_bound_comes_from_the_rule_registry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from stspec import _json  # noqa: PLC0415 - the module whose bound is patched
+
+    data = file_of('{"a":' + OPEN + '"x":[[1]]}}', b"x")
+    assert [rule for rule, _ in _both(data)] == ["ENTRY-UNKNOWN"]
+    # The header object is level 1, the entry 2, "x" 3 and its element 4.
+    at = data.index(b'"x":') + 4
+    monkeypatch.setattr(_json, "MAX_DEPTH", 3)
+    assert _both(data) == [("JSON-DEPTH", at + 1)]
+    monkeypatch.setattr(_json, "MAX_DEPTH", 2)
+    assert _both(data) == [("JSON-DEPTH", data.index(b"[1]"))]  # the shape
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5])
+def test_the_nesting_bound_is_the_same_in_small_chunks(
+    monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    from stspec import _json  # noqa: PLC0415 - the module whose chunks are patched
+
+    texts = ['["\\\\\\\\\\"[[[",[[]]]', '["\\\\\\\\",[[[[]]]]]', '["\\"[","\\\\"]']
+    expected = [nests_shallowly(memoryview(t.encode())) for t in texts]
+    monkeypatch.setattr(_json, "MAX_DEPTH", 3)
+    monkeypatch.setattr(_json, "_CHUNK", chunk)
+    assert [nests_shallowly(memoryview(t.encode())) for t in texts] == [
+        True,
+        False,
+        True,
+    ]
+    assert expected == [True, True, True]

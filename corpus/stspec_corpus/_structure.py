@@ -94,6 +94,42 @@ def _duplicates() -> list[Case]:
             None,
         ),
         (
+            "metadata_key_escaped",
+            '{"__metadata__":{"k":"1","\\u006b":"2"},"a":' + _ENTRY + "}",
+            _BUFFER,
+            'the metadata keys "k" and "\\u006b": equal only after unescaping',
+            None,
+        ),
+        (
+            "metadata_key_escaped_pair",
+            '{"__metadata__":{"\U0001f600":"1","\\ud83d\\ude00":"2"},"a":'
+            + _ENTRY
+            + "}",
+            _BUFFER,
+            "a metadata key as a raw emoji and as its escaped surrogate pair",
+            None,
+        ),
+        (
+            "field_escaped",
+            (
+                '{"a":{"dtype":"F32","\\u0064type":"F32","shape":[1],'
+                '"data_offsets":[0,4]}}'
+            ),
+            _BUFFER,
+            'the entry fields "dtype" and "\\u0064type": equal after unescaping',
+            None,
+        ),
+        (
+            "field_escaped_first",
+            (
+                '{"a":{"\\u0064type":"F32","shape":[1],"data_offsets":[0,4],'
+                '"dtype":"I32"}}'
+            ),
+            _BUFFER,
+            'the entry field "\\u0064type" first, then "dtype" with another value',
+            None,
+        ),
+        (
             "field_dtype",
             '{"a":{"dtype":"F32","dtype":"F32","shape":[1],"data_offsets":[0,4]}}',
             _BUFFER,

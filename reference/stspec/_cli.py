@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Final
 
-    from stspec import SafetensorsFile
+    from stspec import SafetensorsFile, Violations
 
 __all__ = ["main"]
 
@@ -126,12 +126,13 @@ def _positive_int(text: str) -> int:
     return number
 
 
-def _report(file: str, errors: list[SafetensorsError]) -> dict[str, object]:
+def _report(file: str, errors: Violations) -> dict[str, object]:
     return {
         "file": file,
         "valid": not errors,
         "verdict": verdict_of({error.rule for error in errors}),
         "violations": [error.as_dict() for error in errors],
+        "omitted": errors.omitted,
     }
 
 

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from typing import TYPE_CHECKING
 
 import pytest
 from stfiles import entry, file_from, file_of
@@ -15,6 +16,9 @@ import stspec
 from stspec._json import nests_shallowly
 from stspec._reader import check
 from stspec._rules import MAX_DEPTH
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 ENTRY = '{"dtype":"U8","shape":[1],"data_offsets":[0,1]}'
 OPEN = '{"dtype":"U8","shape":[1],"data_offsets":[0,1],'
@@ -437,3 +441,29 @@ def test_the_nesting_bound_is_the_same_in_small_chunks(
         True,
     ]
     assert expected == [True, True, True]
+
+
+def test_check_all_and_json_print_the_capped_list_and_the_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stspec._cli import main  # noqa: PLC0415 - the command, not the library
+
+    name = "n" * 20_000
+    shape = ",".join('"x"' for _ in range(10_000))
+    path = tmp_path / "hostile.safetensors"
+    path.write_bytes(
+        file_of(
+            f'{{"{name}":{{"dtype":"U8","shape":[{shape}],"data_offsets":[0,1]}}}}',
+            b"x",
+        )
+    )
+    assert main(["check", "--all", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert out.count("SHAPE-ARRAY") == 101
+    assert out.splitlines()[-1].endswith("SHAPE-ARRAY: 9900 more not listed")
+    assert len(out) < 100_000
+    assert main(["check", "--json", str(path)]) == 1
+    document = json.loads(capsys.readouterr().out)
+    (report,) = document["files"]
+    assert len(report["violations"]) == 100
+    assert report["omitted"] == {"SHAPE-ARRAY": 9900}

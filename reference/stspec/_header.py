@@ -272,17 +272,17 @@ def _trailing_comma(pos: int) -> JsonStop:
     return JsonStop("JSON-SYNTAX", pos, "trailing comma before '}', expected a value")
 
 
+def _duplicate(state: _Scan, name: str, pos: int, path: Path) -> None:
+    if not state.report.full("KEY-UNIQUE", pos):
+        msg = f"member name {shown(name)} appears twice in one object"
+        state.fault("KEY-UNIQUE", pos, msg, path)
+
+
 def _repeated(state: _Scan, name: str, pos: int) -> bool:
     """Report a top-level name seen before; True if it was."""
     if name in state.header.table or name in state.others:
         state.header.names_unique = False
-        if not state.report.full("KEY-UNIQUE", pos):
-            state.fault(
-                "KEY-UNIQUE",
-                pos,
-                f"member name {shown(name)} appears twice in one object",
-                (),
-            )
+        _duplicate(state, name, pos, ())
         return True
     return False
 
@@ -410,13 +410,7 @@ def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
         pos, key = member_name(src, pos, (name,))
         path = (name, key)
         if key in seen:
-            if not report.full("KEY-UNIQUE", key_pos):
-                state.fault(
-                    "KEY-UNIQUE",
-                    key_pos,
-                    f"member name {shown(key)} appears twice in one object",
-                    (name,),
-                )
+            _duplicate(state, key, key_pos, (name,))
             pos = skip(src, pos, 2, path)
         elif key in FIELDS:
             seen.add(key)
@@ -689,13 +683,8 @@ def _metadata(state: _Scan, pos: int, *, keep: bool) -> int:  # noqa: C901, PLR0
         key_pos = pos
         pos, key = member_name(src, pos, path)
         repeated = key in metadata or key in others
-        if repeated and not report.full("KEY-UNIQUE", key_pos):
-            state.fault(
-                "KEY-UNIQUE",
-                key_pos,
-                f"member name {shown(key)} appears twice in one object",
-                path,
-            )
+        if repeated:
+            _duplicate(state, key, key_pos, path)
         if text[pos : pos + 1] == '"':
             value_pos = pos
             pos, item = string(src, pos)

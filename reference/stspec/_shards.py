@@ -96,6 +96,7 @@ class Index(NamedTuple):
 
     weight_map: dict[str, str]
     metadata: dict[str, object] | None
+    raw: bytes = b""  # the index file, to locate what a finding names
 
     @property
     def shards(self) -> list[str]:
@@ -178,7 +179,7 @@ def parse_index(raw: bytes, file: str) -> tuple[Index | None, list[Finding]]:
         problems.append(bad(f"metadata is {_kind(metadata)}, expected an object"))
     if problems:
         return None, problems
-    return Index(weight_map, metadata), []
+    return Index(weight_map, metadata, raw), []
 
 
 class _Unique:
@@ -234,7 +235,32 @@ def check_model(
     metadata = index.metadata or {}
     if "total_size" in metadata and len(valid) == len(index.shards):
         _check_total_size(found, index_file, metadata["total_size"], valid)
-    return found.findings, found.omitted
+    located = [
+        _located(finding, index.raw) if finding.file == index_file else finding
+        for finding in found.findings
+    ]
+    return located, found.omitted
+
+
+def _located(finding: Finding, raw: bytes) -> Finding:
+    """Give a finding in the index the byte offset of the name it is about.
+
+    The name is looked for as the JSON writers spell it, ASCII-escaped (what
+    Python's json.dump writes by default) or as UTF-8; a name spelled with
+    other escapes keeps no offset.
+    """
+    name = finding.name or ""  # every finding check_model makes names something
+    # Tensor names are keys of weight_map; shard names are its values.
+    start = max(raw.find(b'"weight_map"'), 0)
+    suffix = b":" if finding.rule == "SHARD-WEIGHT-LOCATION" else b""
+    for ascii_only in (True, False):
+        spelled = json.dumps(name, ensure_ascii=ascii_only)
+        at = raw.find(spelled.encode("utf-8", "surrogatepass") + suffix, start)
+        if at < 0 and finding.rule == "SHARD-TOTAL-SIZE":
+            at = raw.find(spelled.encode())
+        if at >= 0:
+            return finding._replace(offset=at)
+    return finding
 
 
 def _check_file_names(found: _Collector, index_file: str, index: Index) -> None:

@@ -119,9 +119,11 @@ def test_results_locate_the_file_and_byte_offset(
         "not a safetensors file: a ZIP archive"
     )
     total = results["SHARD-TOTAL-SIZE"]
+    index = (mixed / INDEX).read_bytes()
+    offset = index.index(b'"total_size"')
     assert total["locations"][0]["physicalLocation"] == {
         "artifactLocation": {"uri": "file://" + str(mixed / INDEX)},
-        "region": {"startLine": 1},
+        "region": {"startLine": 1, "byteOffset": offset},
     }
     assert total["properties"] == {"name": "total_size"}
 

@@ -172,6 +172,11 @@ def test_each_inconsistency_is_one_finding_with_its_id_file_and_name(
         message,
     )
     assert finding["severity"] == SHARD_CHECKS_BY_ID[rule].severity
+    # A finding in the index points at the name it is about; in a shard, at
+    # the tensor's bytes (see below).
+    if file == INDEX:
+        raw = (folder / INDEX).read_bytes()
+        assert raw[finding["offset"] :].startswith(json.dumps(finding["name"]).encode())
     assert finding["name"] in message
 
 
@@ -418,3 +423,28 @@ def test_a_variant_index_is_checked_with_its_shards(
         f"{folder / 'model.safetensors.index.fp16.json'}: model valid "
         "(2 shards, 3 tensors, 11 parameters)"
     )
+
+
+def test_a_name_spelled_with_other_escapes_keeps_no_offset(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    index = json.dumps(_index({**weight_map(SHARDS), "ghost": FIRST}))
+    folder = write_model(
+        tmp_path / "m", index=index.replace('"ghost"', '"gh\\u006fst"')
+    )
+    _, out, _ = run(capsys, "check", "--json", str(folder))
+    (finding,) = json.loads(out)["models"][0]["findings"]
+    assert (finding["name"], finding["offset"]) == ("ghost", None)
+
+
+def test_a_non_ascii_name_is_found_as_utf8_or_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    weights = {**weight_map(SHARDS), "名前": FIRST}
+    for ascii_only in (True, False):
+        text = json.dumps(_index(weights), ensure_ascii=ascii_only)
+        folder = write_model(tmp_path / f"m{ascii_only}", index=text)
+        _, out, _ = run(capsys, "check", "--json", str(folder))
+        (finding,) = json.loads(out)["models"][0]["findings"]
+        spelled = json.dumps("名前", ensure_ascii=ascii_only).encode()
+        assert text.encode()[finding["offset"] :].startswith(spelled)

@@ -26,6 +26,7 @@ __all__ = ["main"]
 VALID: Final = 0
 INVALID: Final = 1  # invalid or tolerated: the strict reference rejects both
 TROUBLE: Final = 2  # usage or I/O error
+INTERRUPTED: Final = 130  # 128 + SIGINT, as shells report it
 _SHOWN_CHARS: Final = 120  # longer metadata values are cut in the text table
 
 
@@ -46,7 +47,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             jobs=args.jobs,
             wait=args.wait,
         )
-        return audit(args.paths, options)
+        try:
+            return audit(args.paths, options)
+        except KeyboardInterrupt:
+            # Ctrl-C in a long run over a folder: no traceback, the shell's code.
+            complain("interrupted")
+            return INTERRUPTED
     return _inspect(args.file, as_json=args.json)
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, ClassVar, Self
 import pytest
 
 import stspec
-from stspec import _check
+from stspec import _check, _cli
 from stspec._check import FileResult, Progress, Task, check_file, check_files
 
 from .models import INDEX, SHARDS, run, write_model
@@ -317,3 +317,14 @@ def test_a_hub_cache_snapshot_of_symlinks_is_checked(
             "(blobs/blob0, blobs/blob1, blobs/blob2)"
         ),
     ]
+
+
+def test_ctrl_c_ends_a_run_without_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*_: object, **__: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_cli, "audit", interrupted)
+    status, out, err = run(capsys, "check", str(tmp_path))
+    assert (status, out, err) == (130, "", "stspec: interrupted\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 from stspec._errors import SafetensorsError
@@ -15,7 +16,7 @@ from stspec._summary import Summary, summarize
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Generator, Sequence
     from typing import Final, NamedTuple, TextIO
 else:
     from stspec._record import NamedTuple
@@ -124,7 +125,7 @@ def default_jobs() -> int:
 
 def check_files(
     tasks: Sequence[Task], *, jobs: int | None, meter: Progress | None = None
-) -> Iterator[FileResult]:
+) -> Generator[FileResult]:
     """Check files in order, across ``jobs`` processes when that pays.
 
     ``jobs=None`` chooses: one process per CPU for 64 files or more, else one
@@ -141,13 +142,25 @@ def check_files(
         # Imported here: it costs start-up time, and most runs never need it.
         from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_ctrl_c)
+        try:
             # Chunks amortise the hand-over; four per worker keep them all busy.
             chunk = max(1, min(64, len(tasks) // (4 * jobs)))
             for result in pool.map(check_file, tasks, chunksize=chunk):
                 yield meter.tick(result)
+        except BaseException:
+            # Ctrl-C (or a consumer that stops): drop the queued files rather
+            # than wait for them.
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown()
     finally:
         meter.clear()
+
+
+def _leave_ctrl_c() -> None:
+    """Let the parent alone handle Ctrl-C: workers would each print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class Progress:

@@ -6,10 +6,11 @@ import concurrent.futures
 import io
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
-from typing import TYPE_CHECKING, ClassVar, Self
+from typing import TYPE_CHECKING, ClassVar
 
 import pytest
 
@@ -172,15 +173,13 @@ class _InlinePool:
     """A stand-in for ProcessPoolExecutor that records its use and maps in place."""
 
     made: ClassVar[list[int]] = []
+    shutdowns: ClassVar[list[tuple[bool, bool]]] = []
 
-    def __init__(self, max_workers: int) -> None:
+    def __init__(
+        self, max_workers: int, initializer: Callable[[], None] | None = None
+    ) -> None:
+        assert initializer is _check._leave_ctrl_c
         self.made.append(max_workers)
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        pass
 
     def map(
         self,
@@ -190,6 +189,9 @@ class _InlinePool:
     ) -> Iterator[FileResult]:
         assert chunksize >= 1
         return map(function, items)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.shutdowns.append((wait, cancel_futures))
 
 
 @pytest.mark.parametrize(("files", "pools"), [(63, []), (64, [3])])
@@ -203,10 +205,35 @@ def test_by_default_a_pool_starts_from_64_files(
     monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _InlinePool)
     monkeypatch.setattr(_check, "default_jobs", lambda: 3)
     monkeypatch.setattr(_InlinePool, "made", [])
+    monkeypatch.setattr(_InlinePool, "shutdowns", [])
     _many(tmp_path, files)
     status, _, _ = run(capsys, "check", "-q", str(tmp_path))
     assert status == 1
     assert _InlinePool.made == pools
+    assert _InlinePool.shutdowns == [(True, False)] * len(pools)
+
+
+def test_a_run_stopped_early_drops_the_queued_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _InlinePool)
+    monkeypatch.setattr(_InlinePool, "shutdowns", [])
+    tasks = [
+        Task(path, path, every=False, holdings=False) for path in _many(tmp_path, 8)
+    ]
+    results = check_files(tasks, jobs=2)
+    next(results)
+    results.close()  # what Ctrl-C in the consumer amounts to
+    assert _InlinePool.shutdowns == [(False, True)]
+
+
+def test_workers_leave_ctrl_c_to_the_parent() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        _check._leave_ctrl_c()
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
 
 
 class _Terminal(io.StringIO):

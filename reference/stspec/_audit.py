@@ -334,8 +334,7 @@ def _file_report(result: FileResult) -> dict[str, object]:
             "format": result.looks_like.key,
             "description": result.looks_like.description,
         }
-    if result.summary is not None:
-        report["summary"] = result.summary.as_dict()
+    report["summary"] = None if result.summary is None else result.summary.as_dict()
     return report
 
 

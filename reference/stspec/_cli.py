@@ -73,8 +73,16 @@ def _parser() -> argparse.ArgumentParser:
         "(*.safetensors.index.json), each checked with its shards as one model. "
         "'-' reads stdin. A valid file prints 'PATH: valid (N tensors, M bytes)'; "
         "a violation prints 'PATH: RULE-ID at byte N: message'.",
+        epilog="exit status: 0 everything valid (warnings allowed), 1 a file or "
+        "model is invalid or tolerated, 2 a usage error or an input that cannot be "
+        "checked",
     )
-    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="a file, a folder, an index (*.safetensors.index.json), or - for stdin",
+    )
     check.add_argument(
         "--all", action="store_true", help="list every violation, not the first"
     )

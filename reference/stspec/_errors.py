@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Final
 
 from stspec._rules import RULES_BY_ID
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Final
 
 PathPart = str | int
 HeaderPath = tuple[PathPart, ...]

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import re
 from array import array
-from typing import TYPE_CHECKING, Final
 
 from stspec._dtypes import BITS, RANK
 from stspec._errors import shown
@@ -35,7 +34,11 @@ from stspec._json import (
 from stspec._rules import U64_MAX
 from stspec._table import TensorInfo, TensorTable
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Final
+
     from stspec._report import Report
 
 __all__ = [

@@ -14,13 +14,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
 
 from stspec._errors import shown
 from stspec._rules import MAX_DEPTH
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from array import array
+    from typing import Final
 
 Path = tuple[str | int, ...]
 # Reports a fault that does not stop the parse: (rule, position, message, path).

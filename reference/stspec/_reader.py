@@ -6,7 +6,6 @@ import contextlib
 import gc
 import mmap
 import os
-from typing import TYPE_CHECKING, Final, Self
 
 from stspec._errors import Violations
 from stspec._header import Settled, scan
@@ -16,9 +15,12 @@ from stspec._report import OffsetMap, Report
 from stspec._rules import MAX_HEADER_SIZE
 from stspec._unmapped import FileBuffer
 
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator
     from types import TracebackType
+    from typing import Final, Self
 
     from stspec._table import TensorTable
 

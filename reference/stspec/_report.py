@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Final
-
 from stspec._errors import HeaderPath, SafetensorsError, Violations
+
+# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 # Rules judged while parsing: a fault that stops the parse keeps these and
 # drops everything else, since the structure seen so far is incomplete.

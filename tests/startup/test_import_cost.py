@@ -20,6 +20,9 @@ SOURCE_ROOT = str(Path(stspec.__file__).resolve().parents[1])
 # secrets brings hmac, random, base64); the writer's modules load on first
 # use of stspec.write.
 HEAVY = (
+    "typing",
+    "dataclasses",
+    "inspect",
     "pathlib",
     "secrets",
     "hmac",

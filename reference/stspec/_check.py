@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import time
 
 from stspec._errors import SafetensorsError
@@ -160,6 +159,8 @@ def check_files(
 
 def _leave_ctrl_c() -> None:
     """Let the parent alone handle Ctrl-C: workers would each print a traceback."""
+    import signal  # noqa: PLC0415 - workers only: the command starts without it
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import stspec
 from stspec import _schema, _writer
+from stspec._cli import main
 
 SOURCE_ROOT = str(Path(stspec.__file__).resolve().parents[1])
 # Each costs milliseconds at start-up (dataclasses brings inspect, ast, dis;
@@ -24,6 +25,7 @@ HEAVY = (
     "dataclasses",
     "inspect",
     "pathlib",
+    "shutil",  # argparse's help width: bz2, lzma and zlib come with it
     "secrets",
     "hmac",
     "random",
@@ -93,3 +95,53 @@ def test_other_names_are_still_missing() -> None:
 def test_everything_in_all_is_there() -> None:
     assert all(hasattr(stspec, name) for name in stspec.__all__)
     assert set(dir(stspec)) == {*stspec.__all__, "__version__"}
+
+
+def test_the_command_parses_its_arguments_without_shutil() -> None:
+    loaded = loaded_by(
+        "from stspec._cli import main\n"
+        "import io, contextlib\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['check', '/nonexistent'])"
+    )
+    assert "stspec._audit" in loaded
+    assert "shutil" not in loaded
+
+
+def help_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    assert main(["check", "--help"]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+@pytest.mark.parametrize(("columns", "width"), [("60", 58), ("100", 98)])
+def test_help_fits_the_width_columns_names(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    columns: str,
+    width: int,
+) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    lines = help_lines(capsys)
+    assert max(map(len, lines)) <= width
+    assert max(map(len, lines)) > width - 12  # the width is used, not just respected
+
+
+@pytest.mark.parametrize("columns", ["", "0", "wide"])
+def test_help_fits_the_terminal_otherwise(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], columns: str
+) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.setattr(os, "get_terminal_size", lambda: os.terminal_size((70, 24)))
+    assert max(map(len, help_lines(capsys))) <= 68
+
+
+def test_help_is_80_columns_wide_without_a_terminal(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_terminal() -> os.terminal_size:
+        raise OSError(25, "Inappropriate ioctl for device")
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr(os, "get_terminal_size", no_terminal)
+    lines = help_lines(capsys)
+    assert 68 < max(map(len, lines)) <= 78

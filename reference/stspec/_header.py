@@ -70,6 +70,17 @@ _ENTRY = (
 # character as one); a valid one costs no more than a plain one.
 _ESCAPED_NAME = r'"((?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+)"'
 _CANONICAL: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ENTRY}{_W}(,?){_W}")
+# Entry members a reader may ignore, with plain names and scalar values, each
+# followed by a comma: once ENTRY-UNKNOWN keeps no more, a run of them is
+# checked at C speed and only counted.
+_SCALAR = (
+    r'(?:"[^"\\\x00-\x1f]*+"|true|false|null'
+    r"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)"
+)
+_PLAIN_MEMBER: Final = re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W},{_W}")
+_PLAIN_MEMBERS: Final = re.compile(
+    rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W})++'
+)
 # One metadata member whose name and value need no unescaping.
 _PLAIN_PAIR: Final = re.compile(rf"{_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
 _ARRAY: Final = "Q"
@@ -354,15 +365,21 @@ def _dims_in_range(
     if not sizes or max(sizes) <= U64_MAX:
         return True
     report = state.report
-    pos = start
-    for position, (size, token) in enumerate(
-        zip(sizes, shape_text.split(","), strict=True)
-    ):
-        if size > U64_MAX:
-            at = pos + len(token) - len(token.lstrip(" \t\n\r"))
-            if not report.full("NUM-RANGE", at):
-                _too_big(state, at, (name, "shape", position), size)
-        pos += len(token) + 1
+    tokens = shape_text.split(",")
+    over = [index for index, size in enumerate(sizes) if size > U64_MAX]
+    pos, done = start, 0
+    for found, index in enumerate(over):
+        # The position is advanced over whole tokens at C speed: locating
+        # the reported ones costs one pass over the shape at most.
+        pos += sum(map(len, tokens[done:index])) + index - done
+        done = index
+        token = tokens[index]
+        at = pos + len(token) - len(token.lstrip(" \t\n\r"))
+        if report.full("NUM-RANGE", at):
+            # Every later one lies further on: count them, locate none.
+            report.count_more("NUM-RANGE", len(over) - found - 1)
+            break
+        _too_big(state, at, (name, "shape", index), sizes[index])
     return False
 
 
@@ -407,8 +424,18 @@ def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
     state.in_entry = True
     fields: dict[str, tuple[int, object, array[int] | None]] = {}
     seen: set[str] = set()
+    bulk_from = pos  # where a run of plain members may be taken in one go
     pos, more = opening(text, pos, "}")
     while more:
+        if (
+            pos >= bulk_from
+            and src.shortcuts
+            and report.saturated("ENTRY-UNKNOWN", pos)
+        ):
+            bulk_from = _plain_members(state, seen, pos)
+            if bulk_from < 0:
+                pos = -bulk_from
+                continue
         key_pos = pos
         pos, key = member_name(src, pos, (name,))
         path = (name, key)
@@ -471,6 +498,26 @@ def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
         repeated=repeated,
     )
     return pos
+
+
+def _plain_members(state: _Scan, seen: set[str], pos: int) -> int:
+    """Count a run of plain unknown members at ``pos``.
+
+    Returns minus the position after the run when it was taken; else the
+    position from which to try again (the run holds a field or a repeated
+    name, so its members go one by one).
+    """
+    text = state.src.text
+    run = _PLAIN_MEMBERS.match(text, pos)
+    if run is None:
+        return pos + 1
+    names = _PLAIN_MEMBER.findall(text, pos, run.end())
+    fresh = set(names)
+    if len(fresh) != len(names) or not seen.isdisjoint(fresh) or fresh & FIELDS:
+        return run.end()
+    seen |= fresh
+    state.report.count_more("ENTRY-UNKNOWN", len(names))
+    return -run.end()
 
 
 def _integers(

@@ -51,6 +51,14 @@ class Report:
         self.counts[rule] += 1
         return True
 
+    def saturated(self, rule: str, key: int) -> bool:
+        """Whether no violation of ``rule`` at ``key`` or later would be kept."""
+        return self.counts.get(rule, 0) >= self.limit and key >= self.worst[rule]
+
+    def count_more(self, rule: str, count: int) -> None:
+        """Count violations of a saturated rule that need no record."""
+        self.counts[rule] += count
+
     def add(
         self, rule: str, key: int, msg: str, path: HeaderPath, at: int | None = None
     ) -> None:

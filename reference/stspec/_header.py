@@ -78,8 +78,9 @@ _SCALAR = (
     r"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)"
 )
 _PLAIN_MEMBER: Final = re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W},{_W}")
+# At most so many at a time, so that the names in hand stay few.
 _PLAIN_MEMBERS: Final = re.compile(
-    rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W})++'
+    rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W}){{1,4096}}+'
 )
 # One metadata member whose name and value need no unescaping.
 _PLAIN_PAIR: Final = re.compile(rf"{_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")

@@ -330,6 +330,12 @@ def skip(src: Text, pos: int, depth: int, path: Path) -> int:
     the value needs nothing it cannot see; anything it doubts, the parser
     redoes, to report the fault where it is.
     """
+    if src.text[pos : pos + 1] not in ("[", "{"):
+        # A scalar needs no decoder, nor the nesting bound.
+        end, item = scalar(src, pos)
+        if type(item) is str:
+            check_surrogates(src, item, pos, path)
+        return end
     if src.shortcuts and src.shallow:
         try:
             _, end = _SKIPPER.raw_decode(src.text, pos)

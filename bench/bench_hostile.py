@@ -1,0 +1,344 @@
+"""Hostile headers: stspec.read vs HF safetensors 0.8.0, measured in one run.
+
+Run: python bench/bench_hostile.py [--mb 4] [--only NAME ...] [--validate]
+
+Builds one file per family with a header of about ``--mb`` megabytes (100 for
+the real measurement; the HEADER-LIMIT is 100,000,000 bytes), then opens each
+with stspec and with HF ``safe_open`` in separate child processes (one at a
+time, stspec first then HF, ``--repeat`` rounds) and prints CPU seconds
+(user + system of the child, from ``os.wait4``) and peak RSS of each, and
+the ratios stspec / HF.  An interpreter that only imported the library is
+measured too (``baseline``), so that small files can be judged.  Not run in
+CI: timings belong in a benchmark, not in a test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+ENTRY = '{{"dtype":"{dtype}","shape":[{shape}],"data_offsets":[{begin},{end}]}}'
+
+
+def _file(members: Iterator[str], data: bytes = b"") -> bytes:
+    header = ("{" + ",".join(members) + "}").encode()
+    header += b" " * (-len(header) % 8)
+    return struct.pack("<Q", len(header)) + header + data
+
+
+def _entry(dtype: str, shape: str, begin: int, end: int) -> str:
+    return ENTRY.format(dtype=dtype, shape=shape, begin=begin, end=end)
+
+
+def _count(size: int, per_item: int) -> int:
+    return max(1, size // per_item)
+
+
+# Families: each takes the wanted header size in bytes and returns the file.
+
+
+def valid_tiny(size: int) -> bytes:
+    """Tensors F32 [2] named like a real model's (the 1 M-tensor file at 65 MB)."""
+    n = _count(size, 66)
+    members = (
+        f'"model.layers.{i}.weight":{_entry("F32", "2", 8 * i, 8 * i + 8)}'
+        for i in range(n)
+    )
+    return _file(members, bytes(8 * n))
+
+
+def valid_minus_zero(size: int) -> bytes:
+    """valid_tiny with one tensor named w-0 (once a trip to the slow path)."""
+    n = _count(size, 66)
+    members = (
+        f'"{"w-0" if i == 5 else f"model.layers.{i}.weight"}":'
+        f"{_entry('F32', '2', 8 * i, 8 * i + 8)}"
+        for i in range(n)
+    )
+    return _file(members, bytes(8 * n))
+
+
+def valid_emoji(size: int) -> bytes:
+    """valid_tiny with an escaped emoji in the metadata."""
+    n = _count(size, 66)
+    members = (
+        f'"model.layers.{i}.weight":{_entry("F32", "2", 8 * i, 8 * i + 8)}'
+        for i in range(n)
+    )
+    meta = '"__metadata__":{"note":"\\ud83d\\ude00"}'
+    return _file(iter([meta, *members]), bytes(8 * n))
+
+
+def valid_pretty(size: int) -> bytes:
+    """valid_tiny pretty-printed (json.dumps indent=1)."""
+    n = _count(size, 120)
+    header = {
+        f"model.layers.{i}.weight": {
+            "dtype": "F32",
+            "shape": [2],
+            "data_offsets": [8 * i, 8 * i + 8],
+        }
+        for i in range(n)
+    }
+    text = json.dumps(header, indent=1).encode()
+    text += b" " * (-len(text) % 8)
+    return struct.pack("<Q", len(text)) + text + bytes(8 * n)
+
+
+def duplicate_names(size: int) -> bytes:
+    """One name repeated (KEY-UNIQUE; HF accepts, last wins)."""
+    n = _count(size, 52)
+    return _file((f'"a":{_entry("U8", "1", 0, 1)}' for _ in range(n)), b"x")
+
+
+def overlapping(size: int) -> bytes:
+    """Every tensor on the same byte (LAYOUT-OVERLAP)."""
+    n = _count(size, 58)
+    return _file((f'"t{i}":{_entry("U8", "1", 0, 1)}' for i in range(n)), b"x")
+
+
+def deep_entries(size: int) -> bytes:
+    """Every entry has an unknown member nested 62 deep (allowed)."""
+    deep = "[" * 62 + "]" * 62
+    n = _count(size, 185)
+    members = (
+        f'"t{i}":{_entry("U8", "1", i, i + 1)[:-1]},"x":{deep}}}' for i in range(n)
+    )
+    return _file(members, bytes(n))
+
+
+def deep_siblings(size: int) -> bytes:
+    """One unknown member holding many sibling arrays 62 deep."""
+    deep = "[" * 61 + "]" * 61
+    n = _count(size, 123)
+    inner = ",".join(deep for _ in range(n))
+    return _file(iter([f'"t":{_entry("U8", "1", 0, 1)[:-1]},"x":[{inner}]}}']), b"x")
+
+
+def unknown_fields(size: int) -> bytes:
+    """One entry with many distinct unknown members."""
+    n = _count(size, 11)
+    extra = ",".join(f'"k{i}":0' for i in range(n))
+    return _file(iter([f'"t":{_entry("U8", "1", 0, 1)[:-1]},{extra}}}']), b"x")
+
+
+def bad_dtypes(size: int) -> bytes:
+    """Every entry has an unknown dtype (DTYPE-NAME)."""
+    n = _count(size, 55)
+    return _file((f'"t{i}":{_entry("X", "1", i, i + 1)}' for i in range(n)), bytes(n))
+
+
+def bad_dtypes_non_ascii(size: int) -> bytes:
+    """bad_dtypes plus one non-ASCII name (once quadratic: offsets by re-encoding)."""
+    n = _count(size, 55)
+    members = (
+        f'"{"é" if i == 0 else f"t{i}"}":{_entry("X", "1", i, i + 1)}' for i in range(n)
+    )
+    return _file(members, bytes(n))
+
+
+def huge_dimensions(size: int) -> bytes:
+    """One shape of 20-digit dimensions above 2^64-1 (once quadratic)."""
+    n = _count(size, 21)
+    shape = ",".join("99999999999999999999" for _ in range(n))
+    return _file(iter([f'"t":{_entry("U8", shape, 0, 0)}']))
+
+
+def long_name_unknown(size: int) -> bytes:
+    """Give a name of half the header many unknown members (once quadratic)."""
+    name = "n" * (size // 2)
+    n = _count(size // 2, 11)
+    extra = ",".join(f'"k{i}":0' for i in range(n))
+    return _file(iter([f'"{name}":{_entry("U8", "1", 0, 1)[:-1]},{extra}}}']), b"x")
+
+
+def long_name_bad_dims(size: int) -> bytes:
+    """Entries with a 20 KB name and 10,000 dimensions that are strings."""
+    shape = ",".join('"x"' for _ in range(10_000))
+    n = _count(size, 50_000)
+    members = (
+        f'"{i:08d}{"n" * 20_000}":{_entry("U8", shape, i, i + 1)}' for i in range(n)
+    )
+    return _file(members, bytes(n))
+
+
+def lone_surrogates(size: int) -> bytes:
+    """Metadata values that are lone surrogate escapes (JSON-SURROGATE)."""
+    n = _count(size, 18)
+    meta = ",".join(f'"{i}":"\\ud800"' for i in range(n))
+    return _file(iter([f'"__metadata__":{{{meta}}}']))
+
+
+def nesting_bomb(size: int) -> bytes:
+    """Arrays nested far past the limit (JSON-DEPTH)."""
+    n = size // 2
+    return _file(iter([f'"t":{"[" * n}{"]" * n}']))
+
+
+FAMILIES: dict[str, Callable[[int], bytes]] = {
+    f.__name__: f
+    for f in (
+        valid_tiny,
+        valid_minus_zero,
+        valid_emoji,
+        valid_pretty,
+        duplicate_names,
+        overlapping,
+        deep_entries,
+        deep_siblings,
+        unknown_fields,
+        bad_dtypes,
+        bad_dtypes_non_ascii,
+        huge_dimensions,
+        long_name_unknown,
+        long_name_bad_dims,
+        lone_surrogates,
+        nesting_bomb,
+    )
+}
+
+# Peak RSS as the kernel keeps it for this process image: ru_maxrss would also
+# count the parent's pages a child shares until it execs.
+_PEAK = """
+with open("/proc/self/status") as status:
+    print(next(line.split()[1] for line in status if line.startswith("VmHWM")))
+"""
+
+CHILD = {
+    "stspec": """
+import sys, stspec
+if sys.argv[1] != "-":
+    try:
+        with stspec.read(sys.argv[1]) as f:
+            f.tensors, f.metadata
+            print("accepted")
+    except stspec.SafetensorsError as e:
+        print("rejected", e.rule)
+""",
+    "validate": """
+import sys, stspec
+if sys.argv[1] != "-":
+    found = stspec.validate(sys.argv[1])
+    print("rejected" if found else "accepted", found.total)
+""",
+    "hf": """
+import sys
+from safetensors import safe_open
+if sys.argv[1] != "-":
+    try:
+        with safe_open(sys.argv[1], framework="numpy") as f:
+            f.keys(), f.metadata()
+            print("accepted")
+    except Exception as e:
+        print("rejected", type(e).__name__)
+""",
+}
+CHILD = {tool: code + _PEAK for tool, code in CHILD.items()}
+
+
+STSPEC_PATH: list[str] = []  # --stspec-path: measure another checkout
+MEMORY_CAP: list[int] = []  # --cap-gb: address-space limit of each child
+
+
+def _capped() -> None:
+    if MEMORY_CAP:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP[0], MEMORY_CAP[0]))
+
+
+def _run(tool: str, path: str) -> tuple[float, float, str]:
+    """CPU seconds and peak RSS (MB) of one child, and its verdict."""
+    env = dict(os.environ)
+    if STSPEC_PATH and tool != "hf":
+        env["PYTHONPATH"] = os.pathsep.join([*STSPEC_PATH, env.get("PYTHONPATH", "")])
+    with tempfile.TemporaryFile() as out:
+        child = subprocess.Popen(  # noqa: S603 - our own interpreter and script
+            [sys.executable, "-c", CHILD[tool], path],
+            stdout=out,
+            env=env,
+            preexec_fn=_capped,  # noqa: PLW1509 - only setrlimit, before exec
+        )
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        lines = out.read().decode().split("\n")
+    if child.returncode or len(lines) < 2:
+        return usage.ru_utime + usage.ru_stime, 0.0, f"exit {child.returncode}"
+    verdict = lines[-3] if len(lines) > 2 else ""
+    return usage.ru_utime + usage.ru_stime, int(lines[-2]) / 1024, verdict
+
+
+def main() -> int:
+    """Build each family, run the tools, print the table."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--mb", type=float, default=4.0, help="header size in MB")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--only", nargs="*", choices=sorted(FAMILIES))
+    parser.add_argument("--validate", action="store_true", help="also time validate()")
+    parser.add_argument(
+        "--stspec-path", help="import stspec from this folder (e.g. an old checkout)"
+    )
+    parser.add_argument(
+        "--cap-gb",
+        type=float,
+        default=8.0,
+        help="address-space limit per child, so a shared machine survives",
+    )
+    args = parser.parse_args()
+    MEMORY_CAP.append(int(args.cap_gb * 2**30))
+    if args.stspec_path:
+        STSPEC_PATH.append(args.stspec_path)
+    size = int(args.mb * 1_000_000)
+    tools = ["stspec", "hf"] + (["validate"] if args.validate else [])
+    base = {tool: _run(tool, "-") for tool in tools}
+    print(f"python {sys.version.split()[0]}, header size {args.mb} MB")
+    print(
+        "baseline (imports only): "
+        + ", ".join(f"{t} {c:.2f} s {m:.0f} MB" for t, (c, m, _) in base.items())
+    )
+    print(
+        f"{'family':22} {'MB':>6} | {'stspec s':>8} {'MB':>6} | {'HF s':>7} {'MB':>6}"
+        f" | {'time x':>6} {'mem x':>5} | verdicts"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in args.only or FAMILIES:
+            path = Path(tmp) / f"{name}.safetensors"
+            path.write_bytes(FAMILIES[name](size))
+            header_mb = int.from_bytes(path.read_bytes()[:8], "little") / 1e6
+            runs: dict[str, list[tuple[float, float, str]]] = {t: [] for t in tools}
+            for _ in range(args.repeat):
+                for tool in tools:
+                    runs[tool].append(_run(tool, str(path)))
+            cpu = {t: statistics.median(r[0] for r in runs[t]) for t in tools}
+            rss = {t: statistics.median(r[1] for r in runs[t]) for t in tools}
+            verdicts = " / ".join(runs[t][0][2] for t in tools)
+            extra = (
+                f" | validate {cpu['validate']:.2f} s {rss['validate']:.0f} MB"
+                if args.validate
+                else ""
+            )
+            st_cpu, st_rss = cpu["stspec"], rss["stspec"]
+            print(
+                f"{name:22} {header_mb:6.1f} | {st_cpu:8.2f} {st_rss:6.0f}"
+                f" | {cpu['hf']:7.2f} {rss['hf']:6.0f}"
+                f" | {cpu['stspec'] / max(cpu['hf'], 1e-3):6.2f}"
+                f" {rss['stspec'] / rss['hf']:5.2f} | {verdicts}{extra}",
+                flush=True,
+            )
+            path.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

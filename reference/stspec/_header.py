@@ -141,15 +141,17 @@ class _Scan:
             raise Settled
 
 
-def scan(src: Text, start: int, report: Report, buffer_length: int) -> Header:
+def scan(
+    src: Text, start: int, report: Report, buffer_length: int, *, first_only: bool
+) -> Header:
     """Judge every member of the object whose ``{`` is at ``start``.
 
-    Raises JsonStop when the text cannot be parsed on, and Settled when the
-    report already holds the first violation for certain (only when it keeps
-    one per rule: read() wants no more); everything found is in ``report``.
+    Raises JsonStop when the text cannot be parsed on; with ``first_only``
+    (read() wants the first violation and nothing else) it may raise Settled
+    once the report holds that one for certain.  Everything found is in
+    ``report``.
     """
     state = _Scan(src, report)
-    first_only = report.limit == 1
     sink = src.fault
     if first_only:
         src.fault = state.parse_fault

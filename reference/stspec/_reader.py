@@ -127,7 +127,7 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     buffer, mapping = _open(source, mapped=mapped)
     valid = None
     try:
-        errors, valid = check(buffer, limit=1)
+        errors, valid = check(buffer, limit=1, first_only=True)
     finally:
         if valid is None:
             buffer.release()
@@ -301,24 +301,33 @@ def _collector_paused() -> Iterator[None]:
 
 
 def check(
-    buffer: Buffer, *, limit: int | None, shortcuts: bool = True
+    buffer: Buffer,
+    *,
+    limit: int | None,
+    shortcuts: bool = True,
+    first_only: bool = False,
 ) -> tuple[Violations, _Valid | None]:
     """Run the whole pipeline; return the violations and, if none, the header.
 
     ``limit`` caps the violations kept per rule (None: all).  ``shortcuts``
     False sends every value through the position-tracking parser instead of
     the regular expressions and the C decoder (the same verdicts, slower).
+    ``first_only`` (read()): only the first violation is wanted, so the
+    check may stop, or check only syntax, once it is certain; the other
+    violations and counts are then incomplete.
     """
     report = Report(limit if limit is not None else len(buffer) + 1)
     with _collector_paused():
-        valid, to_offset = _check(buffer, report, shortcuts=shortcuts)
+        valid, to_offset = _check(
+            buffer, report, shortcuts=shortcuts, first_only=first_only
+        )
     if valid is not None:
         return Violations(), valid
     return report.errors(to_offset), None
 
 
 def _check(
-    buffer: Buffer, report: Report, *, shortcuts: bool
+    buffer: Buffer, report: Report, *, shortcuts: bool, first_only: bool
 ) -> tuple[_Valid | None, OffsetMap]:
     # 1. length prefix, 2. header text
     header_length = _read_prefix(buffer, report)
@@ -341,7 +350,9 @@ def _check(
     )
     data_start = PREFIX_SIZE + header_length
     try:
-        header = scan(src, start, report, len(buffer) - data_start)
+        header = scan(
+            src, start, report, len(buffer) - data_start, first_only=first_only
+        )
     except Settled:
         return None, to_offset
     except JsonStop as stop:

@@ -575,3 +575,13 @@ def test_huge_dimensions_are_counted_like_one_by_one() -> None:
 def test_the_wrong_type_is_named(header: str, expected: str) -> None:
     (error,) = stspec.validate(file_of(header, b"x" if '"a"' in header else b""))
     assert error.msg.startswith(expected)
+
+
+def test_a_limit_of_one_still_finds_every_rule_and_counts_all() -> None:
+    header = (
+        '{"a":{"dtype":"X","shape":[1],"data_offsets":[0,1]},'
+        '"b":{"dtype":"Y","shape":[1],"data_offsets":[1,2]},"c":{"dtype":"U8"}}'
+    )
+    found = stspec.validate(file_of(header, b"xy"), limit=1)
+    assert [error.rule for error in found] == ["DTYPE-NAME", "ENTRY-FIELDS"]
+    assert found.omitted == {"DTYPE-NAME": 1}

@@ -177,10 +177,14 @@ def _case_bytes(case: dict[str, Any]) -> str:
             data = file.read(8 + 4 * _SHOWN_BYTES + 64)
         return dump_bytes(data)
     recipe = case.get("recipe", {})
-    params = json.dumps(recipe.get("params", {}), sort_keys=True)[:200]
+    params = dict(recipe.get("params", {}))
+    header = params.pop("header", None)
+    shown = html.escape(json.dumps(params, sort_keys=True)[:200])
+    if isinstance(header, str):
+        shown += "<br>header: " + html.escape(header[:_SHOWN_BYTES])
     return (
         f'<span class="more">built at run time ({case.get("size")} bytes): recipe '
-        f"{html.escape(str(recipe.get('name')))} {html.escape(params)}</span>"
+        f"{html.escape(str(recipe.get('name')))} {shown}</span>"
     )
 
 

@@ -199,6 +199,8 @@ def _cell(cls: str, entry: dict[str, Any] | None) -> str:
     text = CELL[cls][0]
     title = CELL[cls][2]
     if entry:
+        if entry.get("unchecked"):
+            title += " (content not checked: the suite has no header-only expectation)"
         extra = entry.get("crash") or entry.get("detail") or ""
         if extra:
             title += ": " + str(extra)[:200]

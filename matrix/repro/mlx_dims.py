@@ -8,22 +8,10 @@ loads as a different, smaller tensor.  The valid empty U8[2^64-1, 0] loads
 as shape (-1, 0).  F8 tensors come back as uint8: the dtype is lost.
 """
 
-import json
 import os
-import tempfile
-from typing import Any
 
 import mlx.core as mx
-
-
-def write(entries: dict[str, Any], data: bytes = b"") -> str:
-    """Write a file with this header (padded) and data; its path."""
-    text = json.dumps(entries).encode()
-    text += b" " * (-len(text) % 8)
-    with tempfile.NamedTemporaryFile(suffix=".safetensors", delete=False) as f:
-        f.write(len(text).to_bytes(8, "little") + text + data)
-    return f.name
-
+from _files import make
 
 cases = {
     "U8[2^64-1, 0] (valid, empty)": (
@@ -40,7 +28,7 @@ cases = {
     ),
 }
 for what, (entries, data) in cases.items():
-    path = write(entries, data)
+    path = make(entries, data)
     try:
         loaded = mx.load(path)["t"]
         print(f"{what}: accepted as {loaded.dtype}{tuple(loaded.shape)}")

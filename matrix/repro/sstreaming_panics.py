@@ -6,38 +6,21 @@ Rust panics in its header code surface as ``pyo3_runtime.PanicException``,
 a BaseException: ``except Exception`` around a load does not catch them.
 """
 
-import json
 import os
-import tempfile
 
 import safetensors_streaming as sst
-
-
-def write(data: bytes) -> str:
-    """Write ``data`` to a new file; its path."""
-    with tempfile.NamedTemporaryFile(suffix=".safetensors", delete=False) as f:
-        f.write(data)
-    return f.name
-
-
-def header(entries: dict[str, object]) -> bytes:
-    """N and the JSON text (no padding)."""
-    text = json.dumps(entries).encode()
-    return len(text).to_bytes(8, "little") + text
-
+from _files import make, raw
 
 files = {
-    "N = 2^64-1 in a 10-byte file": (2**64 - 1).to_bytes(8, "little") + b"{}",
-    "offsets past the end": header(
+    "N = 2^64-1 in a 10-byte file": raw((2**64 - 1).to_bytes(8, "little") + b"{}"),
+    "offsets past the end": make(
         {"w": {"dtype": "U8", "shape": [8], "data_offsets": [0, 8]}}
     ),
-    "reversed offsets": header(
-        {"w": {"dtype": "U8", "shape": [0], "data_offsets": [4, 0]}}
-    )
-    + bytes(4),
+    "reversed offsets": make(
+        {"w": {"dtype": "U8", "shape": [0], "data_offsets": [4, 0]}}, bytes(4)
+    ),
 }
-for what, data in files.items():
-    path = write(data)
+for what, path in files.items():
     try:
         with sst.safe_open(path) as handle:
             tensors = {name: handle.get_tensor(name).shape for name in handle.keys()}  # noqa: SIM118

@@ -10,26 +10,18 @@ the end are caught later, by ``reshape``, when the clamped slice is too short.
 
 import json
 import os
-import tempfile
 
+from _files import raw
 from tinygrad.nn.state import safe_load, safe_load_metadata
 
-
-def write(data: bytes) -> str:
-    """Write ``data`` to a new file; its path."""
-    with tempfile.NamedTemporaryFile(suffix=".safetensors", delete=False) as f:
-        f.write(data)
-    return f.name
-
-
 for n in (2**64 - 1, 3):
-    path = write(n.to_bytes(8, "little") + b"{}")
+    path = raw(n.to_bytes(8, "little") + b"{}")
     _, start, header = safe_load_metadata(path)
     print(f"N = {n} in a 10-byte file: accepted, header {header}, data at {start}")
     os.unlink(path)
 
 header = json.dumps({"w": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}})
-path = write(len(header).to_bytes(8, "little") + header.encode() + b"\x00" * 4)
+path = raw(len(header).to_bytes(8, "little") + header.encode() + b"\x00" * 4)
 try:
     w = safe_load(path)["w"]
     got = w.flatten().data().tobytes()

@@ -9,27 +9,26 @@ the untrusted N: a 10-byte file asks for N bytes of memory.
 
 import os
 import resource
-import tempfile
 import tracemalloc
 
+from _files import raw
 from torch.distributed.checkpoint._hf_utils import _get_safetensors_file_metadata
 
 # 4 GiB of address space for this process: a large N fails loudly instead of
 # quietly reserving memory the machine may not have.
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 for n in (1 << 30, 1 << 62):
-    with tempfile.NamedTemporaryFile(suffix=".safetensors", delete=False) as f:
-        f.write(n.to_bytes(8, "little") + b"{}")
+    path = raw(n.to_bytes(8, "little") + b"{}")
     tracemalloc.start()
     try:
-        with open(f.name, "rb") as file:
+        with open(path, "rb") as file:
             header, _ = _get_safetensors_file_metadata(file)
         peak = tracemalloc.get_traced_memory()[1]
         print(f"N = {n}: a 10-byte file accepted as {header}; peak {peak >> 20} MiB")
     except MemoryError:
-        print(f"N = {n}: a {os.path.getsize(f.name)}-byte file -> MemoryError")
+        print(f"N = {n}: a {os.path.getsize(path)}-byte file -> MemoryError")
     except Exception as exc:  # noqa: BLE001 - shown
         print(f"N = {n}: {type(exc).__name__}: {exc}")
     finally:
         tracemalloc.stop()
-        os.unlink(f.name)
+        os.unlink(path)

@@ -59,7 +59,7 @@ IMPLS: Final = (
     Impl(
         "hf-0.8.0",
         "safetensors 0.8.0 (HF, Python binding)",
-        "Rust",
+        "Rust (via Python)",
         "python",
         "builtin:safetensors",
         pip=("safetensors==0.8.0", NUMPY),
@@ -70,7 +70,7 @@ IMPLS: Final = (
     Impl(
         "hf-0.4.5",
         "safetensors 0.4.5 (HF, Python binding)",
-        "Rust",
+        "Rust (via Python)",
         "python",
         "hf_binding.py",
         pip=("safetensors==0.4.5", NUMPY),
@@ -107,7 +107,7 @@ IMPLS: Final = (
     Impl(
         "modelvet",
         "modelvet 0.1.1",
-        "C",
+        "C (via Python)",
         "python",
         "modelvet_st.py",
         pip=("modelvet==0.1.1",),
@@ -136,7 +136,7 @@ IMPLS: Final = (
     Impl(
         "mlx",
         "mlx 0.32.4 (CPU wheel)",
-        "C++",
+        "C++ (via Python)",
         "python",
         "mlx_st.py",
         pip=("mlx[cpu]==0.32.4", NUMPY),
@@ -154,7 +154,7 @@ IMPLS: Final = (
     Impl(
         "fastsafetensors",
         "fastsafetensors 0.5.0 (CPU, nogds)",
-        "Python/C++",
+        "Python (C++ copier)",
         "python",
         "fastst.py",
         pip=("fastsafetensors==0.5.0",),
@@ -164,7 +164,7 @@ IMPLS: Final = (
     Impl(
         "safetensors-streaming",
         "safetensors-streaming 0.1.1",
-        "Rust",
+        "Rust (via Python)",
         "python",
         "sstreaming.py",
         pip=("safetensors-streaming==0.1.1",),

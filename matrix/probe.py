@@ -8,8 +8,8 @@ implementation's wrapper on each file (Python wrappers through
 ``wrappers/_probe.py`` inside the implementation's environment, ``cmd:``
 programs one process per file) and returns, per file, the outcome and for an
 accepted file each tensor's dtype, shape and sha256 (None when the reader
-gives no bytes).  Each process runs under the implementation's address-space
-limit.  A fuzzing campaign can use the same calls.
+gives no bytes).  Each process runs under the implementation's memory limit
+(``RLIMIT_DATA``).  A fuzzing campaign can use the same calls.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from matrix.impls import Impl
 
-__all__ = ["Answer", "differs", "probe", "probe_cmd", "probe_python"]
+__all__ = ["Answer", "differs", "probe", "probe_cmd", "probe_node", "probe_python"]
 
 Answer = dict[str, Any]
 PER_FILE_S: Final = 20
@@ -36,9 +36,12 @@ _WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
 
 
 def _limit(mib: int) -> Callable[[], None]:
+    # RLIMIT_DATA, as the suite's limits: it counts what a process can write
+    # (a hostile allocation fails), not address space merely reserved (a mapped
+    # 4 GiB file, WebAssembly's guard regions in Node).
     def apply() -> None:  # in the child, between fork and exec
         size = mib * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+        resource.setrlimit(resource.RLIMIT_DATA, (size, size))
 
     return apply
 
@@ -50,13 +53,23 @@ def _python(impl: Impl) -> str:
 def probe_python(impl: Impl, files: list[str]) -> dict[str, Answer]:
     """Run the wrapper's ``load`` on every file, restarting after a death."""
     wrapper = str(_WRAPPERS / (impl.probe or impl.wrapper))
+    return _batched(impl, [_python(impl), str(_WRAPPERS / "_probe.py"), wrapper], files)
+
+
+def probe_node(impl: Impl, files: list[str]) -> dict[str, Answer]:
+    """The Node wrapper's ``--each`` mode: one process for all files."""
+    return _batched(impl, ["node", str(_WRAPPERS / impl.wrapper), "--each"], files)
+
+
+def _batched(impl: Impl, argv: list[str], files: list[str]) -> dict[str, Answer]:
+    """Run ``argv FILE...`` (one JSON line per file), restarting after a death."""
     env = envs.run_env(impl)
     env["PYTHONPATH"] += ":" + str(_WRAPPERS)
     answers: dict[str, Answer] = {}
     todo = list(files)
     while todo:
         done = subprocess.run(  # noqa: S603
-            [_python(impl), str(_WRAPPERS / "_probe.py"), wrapper, *todo],
+            [*argv, *todo],
             capture_output=True,
             text=True,
             env=env,
@@ -67,6 +80,11 @@ def probe_python(impl: Impl, files: list[str]) -> dict[str, Answer]:
         )
         for line in done.stdout.splitlines():
             answer = json.loads(line)
+            tensors = answer.get("tensors")
+            if isinstance(tensors, dict) and all(
+                isinstance(t, dict) for t in tensors.values()
+            ):  # a Node wrapper answers in the protocol's form
+                answer["tensors"] = _cmd_tensors(tensors)
             answers[answer["file"]] = answer
         todo = [f for f in todo if f not in answers]
         if todo:  # the process died on todo[0]
@@ -151,7 +169,12 @@ def _cmd_answer(path: str, done: subprocess.CompletedProcess[str]) -> Answer:
 def probe(impl: Impl, files: Iterable[Path]) -> dict[str, Answer]:
     """What ``impl`` makes of each file, keyed by the file's stem (the case id)."""
     paths = [str(p) for p in files]
-    run = probe_python if impl.kind == "python" else probe_cmd
+    if impl.kind == "python":
+        run = probe_python
+    elif impl.wrapper.endswith(".mjs"):
+        run = probe_node
+    else:
+        run = probe_cmd
     answers = run(impl, paths)
     return {path.rsplit("/", 1)[-1].removesuffix(".safetensors"): answers[path]
             for path in paths}  # fmt: skip

@@ -34,10 +34,26 @@ export function crash(error) {
   process.exit(70);
 }
 
-// Runs main(argv) for read mode, or prints the description.
+// For matrix.probe: one JSON line per file ({"file", "result", ...}), so a
+// probe costs one Node start-up, not one per file.  Not part of the protocol.
+async function each(files, read, isRejection) {
+  for (const file of files) {
+    let line;
+    try {
+      line = { file, result: "accepted", ...(await read(file)) };
+    } catch (error) {
+      const reason = `${error?.name}: ${error?.message}`.slice(0, 300);
+      line = { file, result: isRejection(error) ? "rejected" : "crashed", error: reason };
+    }
+    process.stdout.write(JSON.stringify(line) + "\n");
+  }
+}
+
+// Runs read mode, prints the description, or probes many files (--each).
 export async function serve(describe, read, isRejection) {
   const args = process.argv.slice(2);
   if (args.length === 1 && args[0] === "--describe") return answer(describe, 0);
+  if (args[0] === "--each") return each(args.slice(1), read, isRejection);
   if (args.length !== 1 || args[0].startsWith("--")) {
     process.stderr.write("usage: wrapper FILE | --describe\n");
     process.exit(2);

@@ -28,7 +28,16 @@ if TYPE_CHECKING:
 
     from matrix.impls import Impl
 
-__all__ = ["Answer", "differs", "probe", "probe_cmd", "probe_node", "probe_python"]
+__all__ = [
+    "DIFFERENCES",
+    "Answer",
+    "difference",
+    "differs",
+    "probe",
+    "probe_cmd",
+    "probe_node",
+    "probe_python",
+]
 
 Answer = dict[str, Any]
 PER_FILE_S: Final = 20
@@ -46,14 +55,16 @@ def _limit(mib: int) -> Callable[[], None]:
     return apply
 
 
-def _python(impl: Impl) -> str:
-    return str(envs.python_of(impl.name))
+def probe_python(
+    impl: Impl, files: list[str], python: Path | None = None
+) -> dict[str, Answer]:
+    """Run the wrapper's ``load`` on every file, restarting after a death.
 
-
-def probe_python(impl: Impl, files: list[str]) -> dict[str, Answer]:
-    """Run the wrapper's ``load`` on every file, restarting after a death."""
+    ``python``: this interpreter instead of the implementation's environment.
+    """
     wrapper = str(_WRAPPERS / (impl.probe or impl.wrapper))
-    return _batched(impl, [_python(impl), str(_WRAPPERS / "_probe.py"), wrapper], files)
+    interpreter = str(python or envs.python_of(impl.name))
+    return _batched(impl, [interpreter, str(_WRAPPERS / "_probe.py"), wrapper], files)
 
 
 def probe_node(impl: Impl, files: list[str]) -> dict[str, Answer]:
@@ -80,11 +91,8 @@ def _batched(impl: Impl, argv: list[str], files: list[str]) -> dict[str, Answer]
         )
         for line in done.stdout.splitlines():
             answer = json.loads(line)
-            tensors = answer.get("tensors")
-            if isinstance(tensors, dict) and all(
-                isinstance(t, dict) for t in tensors.values()
-            ):  # a Node wrapper answers in the protocol's form
-                answer["tensors"] = _cmd_tensors(tensors)
+            if isinstance(answer.get("tensors"), dict):
+                answer["tensors"] = _normal(answer["tensors"])
             answers[answer["file"]] = answer
         todo = [f for f in todo if f not in answers]
         if todo:  # the process died on todo[0]
@@ -100,15 +108,34 @@ def _batched(impl: Impl, argv: list[str], files: list[str]) -> dict[str, Answer]
     return answers
 
 
-def _cmd_tensors(tensors: dict[str, Any]) -> dict[str, list[Any]]:
+def _plain(value: object) -> object:
+    """An int stays an int, a string a string; anything else its JSON text.
+
+    Readers that pass through what the header holds give dtypes like
+    ``{"F32": null}`` and dimensions like ``"1"`` or ``true``; in this form
+    they compare equal across languages and never equal a real dtype or size.
+    """
+    if isinstance(value, str) or (
+        isinstance(value, int) and not isinstance(value, bool)
+    ):
+        return value
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def _normal(tensors: dict[str, Any]) -> dict[str, list[Any]]:
     out = {}
     for name, info in tensors.items():
-        digest = info.get("sha256")
-        if digest is None and "hex" in info:
-            digest = hashlib.sha256(bytes.fromhex(info["hex"])).hexdigest()
-        if digest is None and "windows" in info:
-            digest = "windows:" + json.dumps(info["windows"])
-        out[str(name)] = [info.get("dtype"), info.get("shape"), digest]
+        if isinstance(info, dict):  # the command protocol's form
+            digest = info.get("sha256")
+            if digest is None and "hex" in info:
+                digest = hashlib.sha256(bytes.fromhex(info["hex"])).hexdigest()
+            if digest is None and "windows" in info:
+                digest = "windows:" + json.dumps(info["windows"])
+            dtype, shape = info.get("dtype"), info.get("shape")
+        else:  # _probe.py's [dtype, shape, digest]
+            dtype, shape, digest = info
+        dims = [_plain(d) for d in shape] if isinstance(shape, list) else _plain(shape)
+        out[str(name)] = [_plain(dtype), dims, digest]
     return out
 
 
@@ -152,7 +179,7 @@ def _cmd_answer(path: str, done: subprocess.CompletedProcess[str]) -> Answer:
                 "file": path,
                 "result": "accepted",
                 "metadata": body.get("metadata"),
-                "tensors": _cmd_tensors(tensors),
+                "tensors": _normal(tensors),
             }
     if (
         done.returncode == 1
@@ -166,33 +193,47 @@ def _cmd_answer(path: str, done: subprocess.CompletedProcess[str]) -> Answer:
     return {"file": path, "result": "crashed", "error": f"{cause}: {tail[0]}"[:300]}
 
 
-def probe(impl: Impl, files: Iterable[Path]) -> dict[str, Answer]:
+def probe(
+    impl: Impl, files: Iterable[Path], python: Path | None = None
+) -> dict[str, Answer]:
     """What ``impl`` makes of each file, keyed by the file's stem (the case id)."""
     paths = [str(p) for p in files]
     if impl.kind == "python":
-        run = probe_python
+        answers = probe_python(impl, paths, python)
     elif impl.wrapper.endswith(".mjs"):
-        run = probe_node
+        answers = probe_node(impl, paths)
     else:
-        run = probe_cmd
-    answers = run(impl, paths)
+        answers = probe_cmd(impl, paths)
     return {path.rsplit("/", 1)[-1].removesuffix(".safetensors"): answers[path]
             for path in paths}  # fmt: skip
 
 
-def differs(a: Answer, b: Answer) -> bool:
-    """Whether two accepting readers loaded different tensors.
+# What two accepting readers can disagree on, most dangerous first.
+DIFFERENCES: Final = ("bytes", "names", "dtype", "shape")
 
-    Names, dtypes and shapes must agree; bytes are compared where both
-    readers gave them (a header-only validator gives none).
+
+def difference(a: Answer, b: Answer) -> str | None:
+    """How two accepting readers' tensors differ (a name from DIFFERENCES), or None.
+
+    Bytes are compared where both readers gave them (a header-only validator
+    gives none); the most dangerous difference found is named.
     """
     ta, tb = a.get("tensors") or {}, b.get("tensors") or {}
+    found: set[str] = set()
     if set(ta) != set(tb):
-        return True
-    for name, (dtype, shape, digest) in ta.items():
+        found.add("names")
+    for name in set(ta) & set(tb):
+        dtype, shape, digest = ta[name]
         other_dtype, other_shape, other_digest = tb[name]
-        if (dtype, list(shape or [])) != (other_dtype, list(other_shape or [])):
-            return True
+        if dtype != other_dtype:
+            found.add("dtype")
+        if list(shape or []) != list(other_shape or []):
+            found.add("shape")
         if digest and other_digest and digest != other_digest:
-            return True
-    return False
+            found.add("bytes")
+    return next((kind for kind in DIFFERENCES if kind in found), None)
+
+
+def differs(a: Answer, b: Answer) -> bool:
+    """Whether two accepting readers loaded different tensors."""
+    return difference(a, b) is not None

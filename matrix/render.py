@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 from matrix.impls import IMPLS
-from matrix.probe import differs
+from matrix.probe import DIFFERENCES, difference, differs
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -337,15 +337,17 @@ def _summary_columns() -> list[str]:
     ]
 
 
-Differential = tuple[str, list[tuple[list[str], dict[str, Any]]]]
+# (case id, the worst difference between two groups, the groups)
+Differential = tuple[str, str, list[tuple[list[str], dict[str, Any]]]]
 
 
 def differentials(results: list[dict[str, Any]]) -> list[Differential]:
     """Files that two accepting readers load differently, from ``probe``.
 
-    Per case: the groups of implementations that loaded the same thing (names,
-    dtypes, shapes, and bytes where both readers gave them), when there is
-    more than one group.
+    Per case: the worst difference and the groups of implementations that
+    loaded the same thing (names, dtypes, shapes, and bytes where both readers
+    gave them), when there is more than one group; the cases whose readers
+    load different bytes first, then different names, dtypes, shapes.
     """
     out: list[Differential] = []
     case_ids = sorted({c for r in results for c in r.get("probe", {})})
@@ -362,9 +364,15 @@ def differentials(results: list[dict[str, Any]]) -> list[Differential]:
                     break
             else:
                 groups.append(([name], answer))
-        if len(groups) > 1:
-            out.append((case_id, groups))
-    return out
+        kinds = {
+            difference(a, b)
+            for i, (_, a) in enumerate(groups)
+            for _, b in groups[i + 1 :]
+        }
+        worst = next((k for k in DIFFERENCES if k in kinds), None)
+        if worst is not None:
+            out.append((case_id, worst, groups))
+    return sorted(out, key=lambda d: (DIFFERENCES.index(d[1]), d[0]))
 
 
 def describe_loaded(answer: dict[str, Any], limit: int = 4) -> str:
@@ -445,8 +453,8 @@ def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) 
         ),
         "",
     ]
-    for case_id, groups in found:
-        lines.append(f"- `{case_id}`:")
+    for case_id, kind, groups in found:
+        lines.append(f"- `{case_id}` ({kind} differ):")
         lines.extend(
             f"  - {', '.join(names)}: {describe_loaded(answer)}"
             for names, answer in groups
@@ -544,11 +552,12 @@ def _differentials_html(results: list[dict[str, Any]]) -> list[str]:
             "<th>what they loaded</th></tr>"
         ),
     ]
-    for case_id, groups in found:
+    for case_id, kind, groups in found:
         for i, (names, answer) in enumerate(groups):
             head = (
                 f'<td rowspan="{len(groups)}" class=id>'
                 f'<a href="#{html.escape(case_id)}">{html.escape(case_id)}</a></td>'
+                f'<td rowspan="{len(groups)}">{kind}</td>'
                 if i == 0
                 else ""
             )

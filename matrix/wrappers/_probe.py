@@ -58,11 +58,7 @@ def probe(module: Any, path: str) -> dict[str, Any]:  # noqa: ANN401
     try:
         tensors, metadata = module.load(path)
         described = {
-            str(name): [
-                str(dtype),
-                [int(d) for d in shape],
-                None if header_only else _digest(data),
-            ]
+            str(name): [dtype, list(shape), None if header_only else _digest(data)]
             for name, (dtype, shape, data) in tensors.items()
         }
     except TimeoutError:

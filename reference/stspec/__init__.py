@@ -18,9 +18,6 @@ from stspec._version import __version__ as __version__
 
 # typing is not imported at run time (start-up cost); mypy reads this as True.
 TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from stspec._schema import HEADER_SCHEMA_ID, header_schema
-    from stspec._writer import Tensor, serialize, write
 
 __all__ = [
     "DTYPES",
@@ -63,7 +60,10 @@ _LAZY = {
     "write": "stspec._writer",
 }
 
-if not TYPE_CHECKING:  # for mypy, the names above are simply there
+if TYPE_CHECKING:  # for mypy, the names are simply there
+    from stspec._schema import HEADER_SCHEMA_ID, header_schema
+    from stspec._writer import Tensor, serialize, write
+else:
 
     def __getattr__(name: str) -> object:
         if name not in _LAZY:

@@ -42,7 +42,7 @@ import signal
 import stat
 import sys
 
-if sys.platform != "win32":
+if sys.platform != "win32":  # pragma: no branch - Windows has no fcntl (no sweep)
     import fcntl
 
 # typing is not imported at run time (start-up cost); mypy reads this as True.

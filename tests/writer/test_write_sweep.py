@@ -117,3 +117,32 @@ def test_a_failed_removal_does_not_fail_the_write(
 
 def test_a_name_that_vanished_is_not_the_same_file(tmp_path: Path) -> None:
     assert not _atomic._same_file(str(tmp_path / STALE), tmp_path.stat())
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks two writers")
+@pytest.mark.usefixtures("temporary")
+def test_concurrent_writers_never_remove_each_other_s_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Small slices keep each write open long enough for the other's sweeps.
+    monkeypatch.setattr(_atomic, "_CHUNK", 16)
+    destination = tmp_path / "shared.safetensors"
+    contents = {
+        fill: {"w": ("U8", [4096], bytes([fill]) * 4096)} for fill in (0xAA, 0xBB)
+    }
+    children = []
+    for tensors in contents.values():
+        pid = os.fork()
+        if not pid:  # pragma: no cover - the child's coverage is not collected
+            status = 1
+            try:
+                for _ in range(25):
+                    write(destination, tensors)
+                status = 0
+            finally:
+                os._exit(status)
+        children.append(pid)
+    statuses = [os.waitpid(pid, 0)[1] for pid in children]
+    assert statuses == [0, 0]  # neither failed: no temporary was taken away
+    assert destination.read_bytes() in {serialize(t) for t in contents.values()}
+    assert names(tmp_path) == [destination.name]

@@ -177,7 +177,11 @@ def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
         if os.fstat(file.fileno()).st_size == 0:
             # mmap refuses empty files; an empty file is simply too short.
             return memoryview(b""), None
-        mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        try:
+            mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # "cannot mmap an empty file"
+            # Emptied by another process since fstat: judged as it now is.
+            return memoryview(b""), None
     return memoryview(mapping), mapping
 
 

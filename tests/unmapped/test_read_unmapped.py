@@ -248,3 +248,16 @@ def test_closes_the_file_when_the_header_cannot_be_read(
             stspec.read(model, mapped=False)
     (file,) = opened
     assert file.closed
+
+
+def test_a_file_emptied_between_stat_and_map_is_judged_empty(
+    model: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The mapped reader's race: fstat sees the file, mmap finds it empty (it
+    # raised ValueError, which is neither a verdict nor an I/O error).
+    monkeypatch.setattr(os, "fstat", Shrinking(model.stat().st_size))
+    os.truncate(model, 0)
+    with pytest.raises(SafetensorsError) as raised:
+        stspec.read(model)
+    assert raised.value.rule == "FILE-PREFIX"
+    assert [error.rule for error in stspec.validate(model)] == ["FILE-PREFIX"]

@@ -90,6 +90,17 @@ class Limits:
     wall_seconds: float = 60.0  # --wall-timeout
     memory_budget: int = 64 * MIB  # --memory-budget: on top of the file's share
 
+    def for_size(self, size: int, *, cpu_seconds: float | None = None) -> Allowance:
+        """The allowance for handling ``size`` bytes (a save request)."""
+        base = self.cpu_seconds if cpu_seconds is None else cpu_seconds
+        extra = size / CPU_BYTES_PER_SECOND
+        return Allowance(
+            size,
+            self.memory_budget + DATA_FACTOR * size,
+            base + extra,
+            max(self.wall_seconds, 2 * base) + WALL_FACTOR * extra,
+        )
+
     def for_file(
         self, path: str | Path, *, cpu_seconds: float | None = None
     ) -> Allowance:

@@ -63,6 +63,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_TIMEOUT:g})",
     )
     group.addoption(
+        "--in-process",
+        action="store_true",
+        help="run a Python implementation in pytest's own process instead of a "
+        "killable worker (for a debugger; a segfault then ends the run)",
+    )
+    group.addoption(
         "--no-smoke-gate",
         action="store_true",
         help="run even if the implementation cannot load a minimal valid file "

@@ -89,7 +89,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.getoption("memory_budget") * MIB,
     )
     try:
-        adapter = resolve(spec, memory_limit=memory_limit, limits=limits)
+        adapter = resolve(
+            spec,
+            memory_limit=memory_limit,
+            limits=limits,
+            isolate=not config.getoption("in_process"),
+        )
         gate = not config.getoption("no_smoke_gate")
         if gate and not hasattr(config, "workerinput"):  # once, in the controller
             _smoke.check(adapter, timeout=limits.cpu_seconds)

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import threading
 import time
 import tracemalloc
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
-import pytest
-
+import stspec
 from stspec_conformance._capabilities import Capabilities
-from stspec_conformance._model import Content, Outcome, Status
+from stspec_conformance._model import Content, Outcome, Status, TensorDigest
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 MemoryMode = Literal["tracemalloc", "rss"] | None
 RawTensors = Mapping[str, tuple[str, tuple[int, ...] | list[int], bytes]]
 T = TypeVar("T")
+
+
+_BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
 
 
 class Hang(BaseException):
@@ -113,33 +116,49 @@ class AdapterOutputError(ValueError):
 
 
 def _reraise(exc: BaseException) -> bool:
-    return isinstance(
-        exc,
-        KeyboardInterrupt
-        | pytest.skip.Exception
-        | pytest.fail.Exception
-        | pytest.exit.Exception,
+    # pytest's skip/fail/exit (checked by module: the isolation worker does
+    # not import pytest, which would make every fork slower).
+    return isinstance(exc, KeyboardInterrupt) or (
+        type(exc).__module__ == "_pytest.outcomes"
     )
 
 
-def status_of(exc: BaseException) -> Status:
+# Exceptions that mean the reader's code broke, not that it judged the file:
+# a missing import or attribute, a typo, an unfinished branch, a failed
+# assert, runaway recursion, an allocation that failed.  Without ``REJECTS``
+# these are crashes; every other ``Exception`` is a rejection.
+PROGRAMMING_ERRORS: Final = (
+    ImportError,  # and ModuleNotFoundError
+    AttributeError,
+    NameError,  # and UnboundLocalError
+    SyntaxError,
+    NotImplementedError,
+    AssertionError,
+    RecursionError,
+    MemoryError,
+    SystemError,
+)
+
+
+def status_of(
+    exc: BaseException, rejects: tuple[type[BaseException], ...] | None = None
+) -> Status:
     """Classify an exception an in-process implementation raised.
 
-    An ordinary ``Exception`` is a rejection.  ``RecursionError`` and
-    ``MemoryError`` are Exceptions to Python but mean the reader broke on its
-    input (a nesting bomb, an allocation sized from a hostile number), so they
-    are crashes, as is every ``BaseException`` that is not an ``Exception``
-    (``SystemExit``, ``GeneratorExit``, ...).
+    With ``rejects`` (the adapter's ``REJECTS``) only those types reject and
+    every other exception is a crash.  Without it an ordinary ``Exception``
+    rejects, except :data:`PROGRAMMING_ERRORS`; every ``BaseException`` that
+    is not an ``Exception`` (``SystemExit``, ...) is a crash.
     """
     if isinstance(exc, Hang):
         return "hung"
     if isinstance(exc, AdapterOutputError):
         return "invalid-output"
-    if isinstance(exc, RecursionError | MemoryError):
+    if rejects is not None:
+        return "rejected" if isinstance(exc, rejects) else "crashed"
+    if isinstance(exc, PROGRAMMING_ERRORS) or not isinstance(exc, Exception):
         return "crashed"
-    if isinstance(exc, Exception):
-        return "rejected"
-    return "crashed"
+    return "rejected"
 
 
 @contextlib.contextmanager
@@ -174,6 +193,8 @@ class InProcessAdapter(Adapter):
     """Base for adapters that call Python code in this interpreter."""
 
     kind = "in-process"
+    # Exception types that mean "rejected" (None: the default rule of status_of).
+    rejects: tuple[type[BaseException], ...] | None = None
 
     @abstractmethod
     def load(self, path: str) -> Content:
@@ -228,7 +249,7 @@ class InProcessAdapter(Adapter):
         except BaseException as exc:
             if _reraise(exc):
                 raise
-            status = status_of(exc)
+            status = status_of(exc, self.rejects)
             rule = self._safe_classify(exc) if status == "rejected" else None
             outcome = Outcome(
                 status, message=str(exc), rule=rule, exception=type(exc).__name__
@@ -258,9 +279,12 @@ class InProcessAdapter(Adapter):
         return rule if isinstance(rule, str) else None
 
 
-def content_from_raw(result: object) -> Content:
+def content_from_raw(result: object, *, header_only: bool = False) -> Content:
     """Check and digest what a minimal ``load(path)`` returned.
 
+    Tensor bytes may be any buffer (``bytes``, ``memoryview`` of an mmap,
+    a numpy array): they are hashed in place, never copied.  A declared
+    header-only validator may give ``(dtype, shape)`` or ``(dtype, shape, None)``.
     Raises :class:`AdapterOutputError` (turned into status ``invalid-output``
     by the caller) when the value is not ``(tensors, metadata)`` as documented.
     """
@@ -281,7 +305,15 @@ def content_from_raw(result: object) -> Content:
             f"metadata must be dict[str, str] or None, got {metadata!r:.80}"
         )
     checked: dict[str, tuple[str, tuple[int, ...], bytes]] = {}
+    shapes_only: dict[str, TensorDigest] = {}
     for name, entry in tensors.items():
+        if (
+            header_only
+            and isinstance(entry, tuple | list)
+            and (len(entry) == 2 or (len(entry) == 3 and entry[2] is None))
+        ):
+            shapes_only[name] = _shape_only(name, entry[0], entry[1])
+            continue
         try:
             dtype, shape, data = entry
             shape_tuple = tuple(int(dim) for dim in shape)
@@ -293,4 +325,17 @@ def content_from_raw(result: object) -> Content:
         if not isinstance(name, str) or not isinstance(dtype, str):
             raise AdapterOutputError(f"tensor {name!r}: names and dtypes are strings")
         checked[name] = (dtype, shape_tuple, data)
-    return Content.from_raw(checked, metadata)
+    content = Content.from_raw(checked, metadata)
+    content.tensors.update(shapes_only)
+    return content
+
+
+def _shape_only(name: object, dtype: object, shape: object) -> TensorDigest:
+    try:
+        dims = tuple(int(dim) for dim in shape)  # type: ignore[attr-defined]
+    except (TypeError, ValueError) as exc:
+        raise AdapterOutputError(f"tensor {name!r}: shape must be integers") from exc
+    if not isinstance(name, str) or not isinstance(dtype, str):
+        raise AdapterOutputError(f"tensor {name!r}: names and dtypes are strings")
+    bits = _BITS.get(dtype, 0) * math.prod(dims)
+    return TensorDigest(dtype, dims, bits // 8 if bits % 8 == 0 else -1, "")

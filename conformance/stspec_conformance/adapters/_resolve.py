@@ -13,7 +13,7 @@ from stspec_conformance._capabilities import CapabilityError
 
 if TYPE_CHECKING:
     from stspec_conformance._limits import Limits
-    from stspec_conformance.adapters._base import Adapter
+    from stspec_conformance.adapters._base import Adapter, InProcessAdapter
 
 
 class ImplError(Exception):
@@ -28,16 +28,34 @@ def _why(exc: BaseException) -> str:
 
 
 def resolve(
-    spec: str, *, memory_limit: int | None = None, limits: Limits | None = None
+    spec: str,
+    *,
+    memory_limit: int | None = None,
+    limits: Limits | None = None,
+    isolate: bool = False,
 ) -> Adapter:
     """Resolve ``spec`` (see the README for the forms) into an adapter.
 
     ``memory_limit`` is a command's own share of memory (bytes, on top of
-    each file's allowance); ``limits`` the run's CPU, wall and memory settings.
+    each file's allowance); ``limits`` the run's CPU, wall and memory
+    settings; ``isolate`` runs a Python implementation in a fork server
+    (:mod:`stspec_conformance._isolation`) where the platform can fork.
     """
     spec = spec.strip()
     if not spec:
         raise ImplError("--impl is empty")
+    if spec.startswith("cmd:"):
+        return _command(spec, memory_limit, limits)
+    if isolate:
+        from stspec_conformance import _isolation, _limits  # noqa: PLC0415
+
+        if _isolation.available():
+            return _isolation.IsolatedAdapter(spec, limits=limits or _limits.Limits())
+    return resolve_in_process(spec)
+
+
+def resolve_in_process(spec: str) -> InProcessAdapter:
+    """Resolve a Python implementation (built-in name, module, .py path) here."""
     if spec == "reference":
         from stspec_conformance.adapters.reference import make_adapter  # noqa: PLC0415
 
@@ -53,7 +71,7 @@ def resolve(
                 f"package is not installed ({_why(exc)})"
             ) from None
     if spec.startswith("cmd:"):
-        return _command(spec, memory_limit, limits)
+        raise ImplError(f"--impl={spec}: a command does not run in-process")
     return _module(spec)
 
 
@@ -81,7 +99,7 @@ def _command(spec: str, memory_limit: int | None, limits: Limits | None) -> Adap
         raise ImplError(f"--impl={spec}: {exc}") from None
 
 
-def _module(spec: str) -> Adapter:
+def _module(spec: str) -> InProcessAdapter:
     from stspec_conformance.adapters.module import ModuleAdapter, import_path  # noqa: PLC0415
 
     tried = [f"built-in names {', '.join(BUILTINS)}"]

@@ -18,6 +18,12 @@ The contract (see the README, "The conformance suite"):
     :mod:`stspec_conformance._capabilities`).
 ``SAVE_DTYPES``
     older spelling of ``CAPABILITIES["write_dtypes"]``.
+``REJECTS``
+    optional exception type or tuple of types that mean "rejected"; with it,
+    any other exception is a crash.  Without it, any ``Exception`` rejects
+    except programming errors (``ImportError``, ``AttributeError``,
+    ``NameError``, ``SyntaxError``, ``NotImplementedError``,
+    ``AssertionError``, ``RecursionError``, ``MemoryError``, ``SystemError``).
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import importlib.util
 import sys
 from typing import TYPE_CHECKING, Any, cast
 
-from stspec_conformance._capabilities import from_module
+from stspec_conformance._capabilities import CapabilityError, from_module
 from stspec_conformance.adapters._base import (
     InProcessAdapter,
     RawTensors,
@@ -65,11 +71,14 @@ class ModuleAdapter(InProcessAdapter):
             has_writer=self._save is not None,
             origin=origin,
         )
+        self.rejects = rejects_of(getattr(module, "REJECTS", None), origin)
         self.module = module
 
     def load(self, path: str) -> Content:
         """Call the module's ``load`` and check what it returned."""
-        return content_from_raw(self._load(path))
+        return content_from_raw(
+            self._load(path), header_only=self.capabilities.header_only
+        )
 
     def save(
         self, path: str, tensors: RawTensors, metadata: Mapping[str, str] | None
@@ -84,6 +93,23 @@ class ModuleAdapter(InProcessAdapter):
         return (
             None if self._classify is None else cast("str | None", self._classify(exc))
         )
+
+
+def rejects_of(declared: object, origin: str) -> tuple[type[BaseException], ...] | None:
+    """Check a module's ``REJECTS`` (None when absent)."""
+    if declared is None:
+        return None
+    types = declared if isinstance(declared, tuple) else (declared,)
+    wrong = [
+        t for t in types if not (isinstance(t, type) and issubclass(t, BaseException))
+    ]
+    if wrong or not types:
+        msg = (
+            f"{origin}: REJECTS must be an exception type or a non-empty tuple "
+            f"of them, got {declared!r:.100}"
+        )
+        raise CapabilityError(msg)
+    return cast("tuple[type[BaseException], ...]", types)
 
 
 def import_path(path: Path) -> ModuleType:

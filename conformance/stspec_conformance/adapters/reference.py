@@ -24,6 +24,8 @@ class ReferenceAdapter(InProcessAdapter):
     version = str(getattr(stspec, "__version__", "?"))  # not in stspec.__all__
 
     capabilities = Capabilities(write=True)
+    # The reference rejects only with its own error: anything else is a bug.
+    rejects = (stspec.SafetensorsError,)
 
     def load(self, path: str) -> Content:
         """Read and validate ``path``; digest every tensor in place."""

@@ -1,0 +1,390 @@
+"""Run a Python implementation in a killable worker, so native faults are outcomes.
+
+A segfaulting extension would take the pytest run down with it, and a load
+stuck in native code never sees Python's ``SIGALRM``.  So by default an
+in-process adapter runs in a fork server: a small process
+(``python -m stspec_conformance._isolation``) that imports the adapter once
+and forks a fresh child per load or save.  The child:
+
+* runs under ``RLIMIT_CPU`` (the file's CPU allowance: a spinning reader is
+  killed and reported ``hung``) and ``RLIMIT_DATA`` (its own size plus the
+  file's memory allowance: an allocation sized from a hostile claim fails
+  and is reported ``resource``; read-only mmaps of the file are free);
+* reports its peak resident memory above its start (``peak_memory``);
+* writes its answer to a pipe; stdout and stderr go to a file whose tail
+  explains a crash (``faulthandler`` prints the Python stack on a signal).
+
+The server kills a child that neither answers nor uses CPU by the wall-clock
+backstop.  A child killed by a signal is ``crashed`` with that signal; the
+server itself stays up.  ``--in-process`` skips all of this (for a debugger).
+Fork is POSIX-only; elsewhere the suite runs adapters in its own process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import faulthandler
+import gc
+import os
+import pickle
+import resource
+import select
+import signal
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+from typing import TYPE_CHECKING, Any, Final
+
+from stspec_conformance._capabilities import Capabilities
+from stspec_conformance._model import Outcome
+from stspec_conformance._smoke import minimal_file
+from stspec_conformance.adapters._base import (
+    Adapter,
+    InProcessAdapter,
+    MemoryMode,
+    RawTensors,
+)
+from stspec_conformance.adapters._resolve import ImplError, resolve_in_process
+from stspec_conformance.adapters.command import signal_name, stderr_tail
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from stspec_conformance._limits import Allowance, Limits
+
+__all__ = ["IsolatedAdapter", "available", "serve"]
+
+_HEADER: Final = struct.Struct("<Q")
+# The server answers within the wall-clock backstop; this margin covers the
+# fork, the pickling and a machine under load.
+_MARGIN_SECONDS: Final = 60.0
+
+
+def available() -> bool:
+    """Whether this platform can fork a worker (POSIX)."""
+    return hasattr(os, "fork") and sys.platform != "win32"
+
+
+def _send(stream: Any, message: object) -> None:  # noqa: ANN401 - a binary stream
+    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(_HEADER.pack(len(data)) + data)
+    stream.flush()
+
+
+def _receive(stream: Any) -> Any:  # noqa: ANN401 - unpickled message
+    head = stream.read(_HEADER.size)
+    if len(head) < _HEADER.size:
+        raise EOFError
+    (size,) = _HEADER.unpack(head)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)  # noqa: S301 - our own worker's answer
+
+
+# --- the client side (in the pytest process) ----------------------------------------
+
+
+class IsolatedAdapter(Adapter):
+    """A Python adapter running in a fork server (see the module docstring)."""
+
+    def __init__(self, spec: str, *, limits: Limits) -> None:
+        self.spec = spec
+        self.limits = limits
+        self._process: subprocess.Popen[bytes] | None = None
+        info = self._start()
+        self.name, self.version, self.kind = info["name"], info["version"], info["kind"]
+        self.capabilities = Capabilities(**info["capabilities"])
+        atexit.register(self.close)
+
+    def _start(self) -> dict[str, Any]:
+        self._process = subprocess.Popen(  # noqa: S603 - our own module
+            [sys.executable, "-m", "stspec_conformance._isolation", self.spec],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        reply = self._ask(None, 120.0)
+        if reply is None or reply[0] != "ready":
+            self.close()
+            why = reply[1] if reply else "the isolation worker did not start"
+            raise ImplError(why)
+        info: dict[str, Any] = reply[1]
+        return info
+
+    def close(self) -> None:
+        """Stop the server (closing its stdin ends it)."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        with contextlib.suppress(OSError):
+            if process.stdin is not None:
+                process.stdin.close()
+        try:
+            process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        if process.stdout is not None:
+            process.stdout.close()
+
+    def _ask(self, request: object, seconds: float) -> Any:  # noqa: ANN401
+        """Send ``request`` (None: only read) and wait for the reply, or None."""
+        process = self._process
+        if process is None or process.stdin is None or process.stdout is None:
+            return None
+        try:
+            if request is not None:
+                _send(process.stdin, request)
+            ready, _, _ = select.select([process.stdout], [], [], seconds)
+            if not ready:
+                return None
+            return _receive(process.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError):
+            return None
+
+    def _call(self, request: tuple[Any, ...], allowance: Allowance) -> Outcome:
+        reply = self._ask(request, allowance.wall_seconds + _MARGIN_SECONDS)
+        if isinstance(reply, tuple) and reply[0] == "outcome":
+            outcome: Outcome = reply[1]
+            return outcome
+        # The server itself died or stalled: report it, start a fresh one.
+        self.close()
+        self._start()
+        return Outcome("crashed", message="the isolation worker stopped answering")
+
+    def attempt_load(
+        self, path: str, *, timeout: float, measure_memory: MemoryMode = None
+    ) -> Outcome:
+        """Load ``path`` in a forked child under the file's allowance."""
+        del measure_memory  # the child is always measured as a process
+        allowance = self.limits.for_file(path, cpu_seconds=timeout)
+        return self._call(("load", path, allowance), allowance)
+
+    def attempt_save(
+        self,
+        path: str,
+        tensors: RawTensors,
+        metadata: Mapping[str, str] | None,
+        *,
+        timeout: float,
+    ) -> Outcome:
+        """Save in a forked child (the request's bytes are the memory share)."""
+        plain = {n: (d, tuple(s), bytes(b)) for n, (d, s, b) in tensors.items()}
+        size = sum(len(b) for _, _, b in plain.values())
+        allowance = self.limits.for_size(size, cpu_seconds=timeout)
+        request = ("save", path, plain, None if metadata is None else dict(metadata))
+        return self._call((*request, allowance), allowance)
+
+
+# --- the server side (python -m stspec_conformance._isolation SPEC) -----------------
+
+
+def _status_kib(field: str) -> int | None:
+    with (
+        contextlib.suppress(OSError, ValueError),
+        open("/proc/self/status", encoding="ascii") as status,
+    ):
+        for line in status:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return None
+
+
+def _child(call: Callable[[], Outcome], allowance: Allowance, answer_fd: int) -> None:
+    """In the forked child: limit, run, measure, answer; never returns."""
+    status = 70
+    try:
+        data_kib = _status_kib("VmData")
+        with contextlib.suppress(ValueError, OSError):
+            cpu = allowance.cpu_rlimit()
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
+        if data_kib is not None:
+            limit = data_kib * 1024 + allowance.memory
+            with contextlib.suppress(ValueError, OSError):
+                resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
+        # A forked child's peak resident mark starts at its size at the fork.
+        rss_before = _status_kib("VmRSS")
+        outcome = call()
+        high = _status_kib("VmHWM")
+        if rss_before is not None and high is not None:
+            outcome.peak_memory = max(0, high - rss_before) * 1024
+        outcome.memory_allowance = allowance.memory
+        if outcome.exception == "MemoryError":
+            outcome.status = "resource"
+            outcome.message = (
+                f"an allocation failed under the memory allowance "
+                f"({allowance.describe()}): {outcome.message}"
+            )
+        with os.fdopen(answer_fd, "wb") as answer:
+            pickle.dump(outcome, answer, protocol=pickle.HIGHEST_PROTOCOL)
+        status = 0
+    finally:
+        with contextlib.suppress(Exception):
+            sys.stderr.flush()
+        os._exit(status)
+
+
+def _wait(pid: int, answer_fd: int, wall: float) -> tuple[bytes, int, float, bool]:
+    """Read the child's answer and reap it; kill it at the wall-clock backstop."""
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + wall
+    killed = False
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            killed = True
+            break
+        ready, _, _ = select.select([answer_fd], [], [], remaining)
+        if not ready:
+            continue
+        chunk = os.read(answer_fd, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(answer_fd)
+    _, status, usage = os.wait4(pid, 0)
+    return b"".join(chunks), status, usage.ru_utime + usage.ru_stime, killed
+
+
+def _run_forked(call: Callable[[], Outcome], allowance: Allowance, log: int) -> Outcome:
+    os.ftruncate(log, 0)
+    os.lseek(log, 0, os.SEEK_SET)
+    read_end, write_end = os.pipe()
+    started = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # the child
+        os.close(read_end)
+        os.dup2(log, 1)
+        os.dup2(log, 2)
+        faulthandler.enable(file=sys.stderr)
+        _child(call, allowance, write_end)
+    os.close(write_end)
+    data, status, cpu, killed = _wait(pid, read_end, allowance.wall_seconds)
+    seconds = time.perf_counter() - started
+    outcome = _judge(data, status, cpu, killed=killed, allowance=allowance, log=log)
+    outcome.seconds, outcome.cpu_seconds = seconds, cpu
+    return outcome
+
+
+def _judge(
+    data: bytes,
+    status: int,
+    cpu: float,
+    *,
+    killed: bool,
+    allowance: Allowance,
+    log: int,
+) -> Outcome:
+    if data and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        with contextlib.suppress(pickle.UnpicklingError, EOFError, ValueError):
+            outcome: Outcome = pickle.loads(data)  # noqa: S301 - our own child
+            return outcome
+    os.lseek(log, 0, os.SEEK_SET)
+    tail = stderr_tail(os.read(log, 1 << 16))
+    if killed:
+        return Outcome(
+            "hung",
+            message=f"no answer within {allowance.wall_seconds:g} s of wall-clock "
+            f"time ({cpu:.1f} s CPU used); raise --wall-timeout if the machine "
+            "is just slow",
+        )
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        if number == signal.SIGXCPU or (
+            number == signal.SIGKILL and cpu >= allowance.cpu_rlimit()
+        ):
+            return Outcome(
+                "hung",
+                message=f"used more than its {allowance.cpu_rlimit()} s of CPU time "
+                "(--case-timeout, scaled with the file's length)",
+                crash=signal_name(number),
+            )
+        crash = signal_name(number)
+    else:
+        crash = f"exit status {os.WEXITSTATUS(status)}"
+    last = tail.splitlines()[-1].strip() if tail else "(no output)"
+    return Outcome(
+        "crashed",
+        message=f"the worker died ({crash}); last output line: {last}; output: {tail}",
+        crash=crash,
+    )
+
+
+def _handle(adapter: InProcessAdapter, request: tuple[Any, ...], log: int) -> Outcome:
+    kind = request[0]
+    if kind == "load":
+        _, path, allowance = request
+
+        def call() -> Outcome:
+            return adapter.attempt_load(path, timeout=0)
+
+    else:
+        _, path, tensors, metadata, allowance = request
+
+        def call() -> Outcome:
+            return adapter.attempt_save(path, tensors, metadata, timeout=0)
+
+    return _run_forked(call, allowance, log)
+
+
+def _warm_up(adapter: InProcessAdapter) -> None:
+    """Load a minimal file once here, before any fork and any limit.
+
+    Lazy imports and one-time set-up (numpy, BLAS buffers, JIT caches) then
+    happen once in the server, not in every child under its memory allowance.
+    """
+    data, _ = minimal_file(adapter)
+    with tempfile.TemporaryDirectory(prefix="stspec-warm-") as directory:
+        path = os.path.join(directory, "warm.safetensors")
+        with open(path, "wb") as file:
+            file.write(data)
+        adapter.attempt_load(path, timeout=0)
+
+
+def serve(spec: str) -> int:
+    """The server loop: resolve ``spec`` once, then one fork per request."""
+    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+    # Adapters that print must not corrupt the answers on stdout.
+    sys.stdout = sys.stderr
+    try:
+        adapter = resolve_in_process(spec)
+    except ImplError as exc:
+        _send(stdout, ("error", str(exc)))
+        return 0
+    info = {
+        "name": adapter.name,
+        "version": adapter.version,
+        "kind": adapter.kind,
+        "capabilities": {
+            "read_dtypes": adapter.capabilities.read_dtypes,
+            "header_only": adapter.capabilities.header_only,
+            "metadata_presence": adapter.capabilities.metadata_presence,
+            "write": adapter.capabilities.write,
+            "write_dtypes": adapter.capabilities.write_dtypes,
+        },
+    }
+    _warm_up(adapter)
+    _send(stdout, ("ready", info))
+    # Objects alive now are never collected: the children's collector then
+    # leaves their pages shared instead of copying them on every fork.
+    gc.freeze()
+    with tempfile.TemporaryFile() as log_file:
+        log = log_file.fileno()
+        while True:
+            try:
+                request = _receive(stdin)
+            except EOFError:
+                return 0
+            _send(stdout, ("outcome", _handle(adapter, request, log)))
+
+
+if __name__ == "__main__":
+    sys.exit(serve(sys.argv[1]))

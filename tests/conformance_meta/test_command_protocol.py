@@ -254,3 +254,18 @@ def test_a_reader_allocating_from_a_claim_is_a_resource_failure(tmp_path: Path) 
     assert entry["message"].startswith("resource:"), entry
     report = json.dumps(run.report)
     assert "resource" in report
+
+
+def test_a_declared_dtype_gap_is_not_applicable_and_an_undeclared_one_fails(
+    tmp_path: Path,
+) -> None:
+    select = "y_dtype_f64_values or y_dtype_f32_values"
+    declared = run_suite(
+        reader("--no-f64", "--declare-no-f64"), "-k", select, tmp_path=tmp_path
+    )
+    assert declared.returncode == 0, declared.output[-3000:]
+    assert declared.results["test_must_accept[y_dtype_f64_values]"] == "not-applicable"
+    assert declared.results["test_must_accept[y_dtype_f32_values]"] == "passed"
+    undeclared = run_suite(reader("--no-f64"), "-k", select, tmp_path=tmp_path)
+    assert undeclared.returncode == 1
+    assert undeclared.results["test_must_accept[y_dtype_f64_values]"] == "failed"

@@ -34,6 +34,8 @@ SHIPPED: Final = {
 }
 # [text](target) whose target is neither absolute nor an in-page anchor
 _RELATIVE_LINK: Final = re.compile(r"\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s]+)\)")
+# [text](#anchor): the index page gives headings no anchors, GitHub's README does
+_ANCHOR_LINK: Final = re.compile(r"\]\((#[^)\s]+)\)")
 
 
 def shipped_files() -> list[tuple[Path, str]]:
@@ -50,10 +52,11 @@ def shipped_files() -> list[tuple[Path, str]]:
 
 
 def absolute_links(markdown: str, base: str = f"{REPOSITORY}/blob/main/") -> str:
-    """Rewrite repository-relative Markdown links to absolute URLs."""
-    return _RELATIVE_LINK.sub(
+    """Rewrite repository-relative links and in-page anchors to absolute URLs."""
+    text = _RELATIVE_LINK.sub(
         lambda m: f"]({base}{m.group(1).removeprefix('./')})", markdown
     )
+    return _ANCHOR_LINK.sub(lambda m: f"]({base}README.md{m.group(1)})", text)
 
 
 class BuildPy(build_py):  # type: ignore[misc]  # setuptools is untyped

@@ -58,10 +58,12 @@ def test_readme_links_become_absolute_for_the_package_index() -> None:
     )
     assert setup.absolute_links(text, "https://h/") == (
         "[spec](https://h/spec/SPEC.md), [dir](https://h/corpus/), "
-        "[hf](https://github.com/x/y), [here](#the-corpus), [mail](mailto:a@b.c)"
+        "[hf](https://github.com/x/y), [here](https://h/README.md#the-corpus), "
+        "[mail](mailto:a@b.c)"
     )
     published = setup.absolute_links((ROOT / "README.md").read_text("utf-8"))
     assert setup._RELATIVE_LINK.search(published) is None
+    assert setup._ANCHOR_LINK.search(published) is None
 
 
 def test_one_version_for_spec_package_corpus_and_suite() -> None:

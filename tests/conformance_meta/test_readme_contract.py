@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import re
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from _suite_runner import ROOT, run_suite
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 CONTRACT = README[

@@ -7,7 +7,8 @@ rename never crosses file systems:
    a writer killed by any signal, even SIGKILL, leaves nothing, since the
    kernel frees an unnamed file with its last descriptor.  Once complete and
    fsync()ed it gets a name through ``/proc/self/fd`` and is renamed over the
-   destination.  Elsewhere a named temporary file takes its place.
+   destination.  Elsewhere, or where that link is refused, a named
+   temporary file takes its place.
 2. Temporary names have a fixed, short form (``.stspec-<16 hex>.tmp``), so
    any destination name the file system accepts works.  A writer holds an
    exclusive ``flock`` on its temporary file for its whole life; a later
@@ -97,22 +98,44 @@ def replace_file(
     folder = os.path.dirname(destination)
     with _Deferred() as deferred:
         _sweep(folder)
-        fd, temp = _create(folder, _regular_file(destination))
+        old = _regular_file(destination)
         try:
-            _write_all(fd, chunks, deferred)
-            os.fsync(fd)
-            deferred.check()
-            # From here on the write is finished rather than abandoned.
-            if temp is None:
-                temp = _link(fd, folder)
-            os.replace(temp, destination)
-        except BaseException:
-            if temp is not None:
-                _unlink_quietly(temp)
-            raise
-        finally:
-            os.close(fd)  # releases the lock only after the name is gone
+            _replace(destination, chunks, deferred, old, unnamed=True)
+        except _Unlinkable:
+            # The unnamed file could not be given a name (a sandbox whose
+            # /proc refuses linkat, say): the same bytes again, named.
+            _replace(destination, chunks, deferred, old, unnamed=False)
         _sync_directory(folder)
+
+
+class _Unlinkable(Exception):  # noqa: N818 - not an error to report: a detour
+    """linkat() refused to name the unnamed temporary file."""
+
+
+def _replace(
+    destination: str,
+    chunks: Sequence[bytes | memoryview],
+    deferred: _Deferred,
+    old: os.stat_result | None,
+    *,
+    unnamed: bool,
+) -> None:
+    folder = os.path.dirname(destination)
+    fd, temp = _create(folder, old, unnamed=unnamed)
+    try:
+        _write_all(fd, chunks, deferred)
+        os.fsync(fd)
+        deferred.check()
+        # From here on the write is finished rather than abandoned.
+        if temp is None:
+            temp = _link(fd, folder)
+        os.replace(temp, destination)
+    except BaseException:
+        if temp is not None:
+            _unlink_quietly(temp)
+        raise
+    finally:
+        os.close(fd)  # releases the lock only after the name is gone
 
 
 class _Interrupted(BaseException):
@@ -175,13 +198,15 @@ def _regular_file(path: str) -> os.stat_result | None:
     return info if stat.S_ISREG(info.st_mode) else None
 
 
-def _create(folder: str, old: os.stat_result | None) -> tuple[int, str | None]:
+def _create(
+    folder: str, old: os.stat_result | None, *, unnamed: bool
+) -> tuple[int, str | None]:
     """Open a locked temporary file; its name, or None if it has none yet."""
     # 0o666 is what open(path, "wb") asks for (the umask and default ACLs
     # then apply); a replacement starts private and gets the old mode below.
     mode = 0o666 if old is None else 0o600
     while True:
-        fd, temp = _open_temporary(folder, mode)
+        fd, temp = _open_temporary(folder, mode, unnamed=unnamed)
         try:
             _lock(fd, wait=True)
             if temp is None or _same_file(temp, os.fstat(fd)):
@@ -197,8 +222,8 @@ def _create(folder: str, old: os.stat_result | None) -> tuple[int, str | None]:
         os.close(fd)
 
 
-def _open_temporary(folder: str, mode: int) -> tuple[int, str | None]:
-    if _O_TMPFILE and os.path.isdir(_PROC_FD):
+def _open_temporary(folder: str, mode: int, *, unnamed: bool) -> tuple[int, str | None]:
+    if unnamed and _O_TMPFILE and os.path.isdir(_PROC_FD):
         try:
             return os.open(folder, _O_TMPFILE | os.O_WRONLY | _O_CLOEXEC, mode), None
         except OSError as exc:
@@ -262,7 +287,10 @@ def _link(fd: int, folder: str) -> str:
     """Give the unnamed file a temporary name (the rename needs one)."""
     # linkat(AT_SYMLINK_FOLLOW) follows /proc's link to the open file; a
     # src_dir_fd is what makes os.link call linkat rather than link().
-    proc = os.open(_PROC_FD, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC)
+    try:
+        proc = os.open(_PROC_FD, os.O_RDONLY | os.O_DIRECTORY | _O_CLOEXEC)
+    except OSError as exc:
+        raise _Unlinkable from exc
     try:
         while True:
             temp = os.path.join(folder, _temp_name())
@@ -270,6 +298,8 @@ def _link(fd: int, folder: str) -> str:
                 os.link(str(fd), temp, src_dir_fd=proc)
             except FileExistsError:
                 continue
+            except OSError as exc:
+                raise _Unlinkable from exc
             return temp
     finally:
         os.close(proc)

@@ -402,3 +402,33 @@ def test_a_failing_clean_up_does_not_hide_the_error(
     assert _atomic._is_temp_name(left)
     write(destination, TENSORS)  # and the next write removes it
     assert names(destination.parent) == [destination.name]
+
+
+@pytest.mark.parametrize("step", ["open", "link"])
+def test_writes_a_named_file_when_the_unnamed_one_cannot_be_linked(
+    destination: Path, monkeypatch: pytest.MonkeyPatch, temporary: str, step: str
+) -> None:
+    real_open = os.open
+    refused: list[str] = []
+
+    def refuse_link(*_args: object, **_kwargs: object) -> None:
+        refused.append("link")
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    def refuse_proc(path: str, flags: int, *args: object, **kwargs: object) -> int:
+        if path == _atomic._PROC_FD:
+            refused.append("open")
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    if step == "link":
+        monkeypatch.setattr(os, "link", refuse_link)
+    else:
+        monkeypatch.setattr(os, "open", refuse_proc)
+    destination.chmod(0o640)
+    write(destination, TENSORS)
+    assert destination.read_bytes() == serialize(TENSORS)
+    assert stat.S_IMODE(destination.stat().st_mode) == 0o640
+    assert names(destination.parent) == [destination.name]
+    # Only the unnamed file is ever linked; the named one needs no detour.
+    assert refused == ([step] if temporary == "unnamed" else [])

@@ -48,6 +48,12 @@ def warnings_of(summary: Summary) -> list[str]:
             "so its n_ and single-fault scores mean nothing; read the message of a "
             "failed must-accept test"
         )
+    if summary.stale_baseline:
+        found.append(
+            f"{len(summary.stale_baseline)} baseline entries name tests that are not "
+            "applicable to what the implementation declares; remove them: "
+            + _shown(summary.stale_baseline, SHOWN_CASES)
+        )
     return found
 
 

@@ -155,6 +155,8 @@ class Summary:
     total: Score
     valid_files: int = 0  # y_ tests that got an answer
     valid_accepted: int = 0  # ... of which the file was accepted
+    # baseline entries naming tests that turned out not applicable
+    stale_baseline: list[str] = field(default_factory=list)
 
     @property
     def rejects_everything(self) -> bool:
@@ -200,6 +202,8 @@ def summarise(state: SuiteState) -> Summary:
             summary.families[first[0] if fams else "(no rule)"].add(record)
         if record.outcome:
             summary.outcomes[record.outcome] += 1
+        if record.result == "not-applicable" and record.name in (state.baseline or {}):
+            summary.stale_baseline.append(record.name)
         if record.group == "tolerated" and record.outcome:
             summary.tolerated[record.outcome] += 1
         if record.group == "valid" and record.outcome in {

@@ -98,3 +98,21 @@ def test_hypothesis_failure_reports_stay_short(tmp_path: Path) -> None:
         in run.test("test_single_fault_rejected[JSON-DEPTH/deep-nesting]")["message"]
     )
     assert max(len(line) for line in run.output.splitlines()) < 2000
+
+
+def test_baseline_entries_for_not_applicable_tests_are_warned_about(
+    tmp_path: Path,
+) -> None:
+    baseline = tmp_path / "baseline.txt"
+    baseline.write_text("# the writer fails\ntest_writer_dtype[F32]\n")
+    run = run_suite(
+        str(JUDGED / "narrow_reader.py"),
+        f"--baseline={baseline}",
+        "-k",
+        "test_writer_dtype and F32",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.results == {"test_writer_dtype[F32]": "not-applicable"}
+    assert "remove them: test_writer_dtype[F32]" in run.output
+    assert any("not applicable" in w for w in run.report["summary"]["warnings"])

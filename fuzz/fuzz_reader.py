@@ -3,6 +3,10 @@
 
 Run from the repository root (see the README, "Fuzzing"):
     fuzz/fuzz_reader.py -dict=fuzz/safetensors.dict fuzz/work/reader fuzz/work/seeds
+
+Besides check_reader's oracles, each input must cost CPU and memory roughly
+linear in its size (budget.py): a quadratic corner is a finding.  Those need
+room to show, so run with -max_len=65536 to look for them.
 """
 
 import sys
@@ -17,13 +21,16 @@ with atheris.instrument_imports(include=["stspec", "json"]):
     import stspec  # noqa: F401
 
 # The oracles and the mutator stay uninstrumented (imported after the block).
+import budget
 import mutators
 import targets
 
+COST = budget.Budget(targets.check_reader)
+
 
 def test_one_input(data: bytes) -> None:
-    """Run one input through the reader's oracles."""
-    targets.check_reader(data)
+    """Run one input through the reader's oracles, within its cost budget."""
+    targets.suppressed(COST.run, data)
 
 
 def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
@@ -37,6 +44,8 @@ def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
 
 def main() -> None:
     """Hand the harness to libFuzzer (flags come from the command line)."""
+    COST.calibrate()
+    print(f"reader: linear cost {COST.per_byte * 1e6:.3f} us/byte", flush=True)
     atheris.Setup(sys.argv, test_one_input, custom_mutator=custom_mutator)
     atheris.Fuzz()
 

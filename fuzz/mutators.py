@@ -40,6 +40,12 @@ class Raw(str):
     __slots__ = ()
 
 
+class Key(str):
+    """A member name written out verbatim as JSON text (an escaped spelling)."""
+
+    __slots__ = ()
+
+
 class Obj(list[tuple[str, object]]):
     """A JSON object as its member list, so that repeated names survive."""
 
@@ -58,12 +64,16 @@ def dump(value: object) -> str:
     if isinstance(value, Raw):
         return str(value)
     if isinstance(value, Obj):
-        return "{" + ",".join(f"{_string(k)}:{dump(v)}" for k, v in value) + "}"
+        return "{" + ",".join(f"{_key(k)}:{dump(v)}" for k, v in value) + "}"
     if isinstance(value, list):
         return "[" + ",".join(dump(item) for item in value) + "]"
     if isinstance(value, str):
         return _string(value)
     return json.dumps(value)
+
+
+def _key(name: str) -> str:
+    return str(name) if isinstance(name, Key) else _string(name)
 
 
 def _string(text: str) -> str:
@@ -281,11 +291,132 @@ def _extra_field(root: Obj, buffer: bytes, rng: random.Random) -> None:
     rng.choice(_entries(root)).append((rng.choice(("extra", "data_offset")), value))
 
 
+# Depths around the spec's limit (127, HF's too) and far past it, where a
+# recursive parser overflows the stack; within -max_len=8192 up to ~4000.
+_DEPTHS: Final = (126, 127, 128, 129, 130, 200, 1000, 3000)
+
+
 def _nest(root: Obj, buffer: bytes, rng: random.Random) -> None:
-    """Bury a value under 120-135 arrays: the spec's depth limit is 127."""
+    """Bury a value under nested arrays or objects, somewhere in the header."""
     del buffer
-    depth = rng.randrange(120, 135)
-    rng.choice(_entries(root)).append(("deep", Raw("[" * depth + "]" * depth)))
+    depth = rng.choice(_DEPTHS) + rng.randrange(-2, 3)
+    if rng.random() < 0.5:
+        value = Raw("[" * depth + "]" * depth)
+    else:
+        value = Raw('{"a":' * depth + "1" + "}" * depth)
+    where = rng.random()
+    entries = _entries(root)
+    if where < 0.4 and entries:
+        rng.choice(entries).append(("deep", value))
+    elif where < 0.6:
+        root.insert(rng.randrange(len(root) + 1), ("deep", value))
+    elif where < 0.8 and entries:
+        _set(rng.choice(entries), rng.choice(("dtype", "shape")), value)
+    else:
+        _set_metadata_member(root, "deep", value)
+
+
+def _set_metadata_member(root: Obj, key: str, value: object) -> None:
+    """Add a member to ``__metadata__`` (made an object if it is not one)."""
+    for index, (name, meta) in enumerate(root):
+        if name == "__metadata__" and isinstance(meta, Obj):
+            meta.append((key, value))
+            return
+        if name == "__metadata__":
+            root[index] = (name, Obj([(key, value)]))
+            return
+    root.insert(0, ("__metadata__", Obj([(key, value)])))
+
+
+def escape(name: str, rng: random.Random, *, every: bool = False) -> Key:
+    r"""Spell ``name`` with \u escapes (at least one), as JSON text.
+
+    Characters outside the BMP become a surrogate pair of escapes; an empty
+    name stays empty (nothing to escape).
+    """
+    if not name:
+        return Key('""')
+    chosen = set(range(len(name))) if every else set()
+    if not chosen:
+        chosen = {rng.randrange(len(name))}
+        chosen |= {i for i in range(len(name)) if rng.random() < 0.2}
+    parts = []
+    for index, char in enumerate(name):
+        if index not in chosen:
+            parts.append(_string(char)[1:-1])
+            continue
+        code = ord(char)
+        if code > 0xFFFF:
+            code -= 0x10000
+            parts.append(
+                f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+            )
+        else:
+            parts.append(f"\\u{code:04x}" if rng.random() < 0.7 else f"\\u{code:04X}")
+    return Key('"' + "".join(parts) + '"')
+
+
+def _objects(root: Obj) -> list[Obj]:
+    """Return the header, every entry and the metadata: the named objects."""
+    found = [root, *_entries(root)]
+    found += [v for k, v in root if k == "__metadata__" and isinstance(v, Obj)]
+    return found
+
+
+def _respell(root: Obj, buffer: bytes, rng: random.Random) -> None:
+    """Write one member name with escapes: same name, other bytes."""
+    del buffer
+    target = rng.choice([o for o in _objects(root) if o] or [root])
+    if target:
+        index = rng.randrange(len(target))
+        name, value = target[index]
+        target[index] = (escape(str(name), rng), value)
+
+
+def _escaped_duplicate(root: Obj, buffer: bytes, rng: random.Random) -> None:
+    """Repeat a member under an escaped spelling of its name.
+
+    The pair is a duplicate only after unescaping, so a parser that compares
+    raw spellings misses it; the copy sometimes comes first and sometimes
+    carries another value, so a reader that keeps one of them loads it.
+    """
+    del buffer
+    target = rng.choice([o for o in _objects(root) if o] or [root])
+    if not target:
+        return
+    name, value = rng.choice(target)
+    if name == "dtype" and rng.random() < 0.5:
+        value = rng.choice(_DTYPES)
+    copy = (escape(str(name), rng), value)
+    target.insert(rng.randrange(len(target) + 1), copy)
+
+
+# Strings the spec singles out: lone and reversed surrogates (JSON-SURROGATE),
+# a non-BMP character raw and as its escaped pair, and look-alikes.
+_ODD_STRINGS: Final = (
+    Raw('"\\ud800"'), Raw('"\\udfff"'), Raw('"a\\ud83d"'), Raw('"\\ude00\\ud83d"'),
+    Raw('"\\ud83d\\ude00"'), "\U0001f600", Raw('"\\u0000"'), Raw('"\\u00e9"'), "\u00e9",
+    Raw('"\\uD800\\uDC00"'), Raw('"\\ud800\\u0041"'),
+)  # fmt: skip
+
+
+def _odd_string(root: Obj, buffer: bytes, rng: random.Random) -> None:
+    """Put a surrogate or non-BMP spelling into a name, a dtype or metadata."""
+    del buffer
+    text = rng.choice(_ODD_STRINGS)
+    where = rng.random()
+    entries = _entries(root)
+    if where < 0.35 and root:
+        index = rng.randrange(len(root))
+        spelt = Key(text) if isinstance(text, Raw) else text
+        root[index] = (spelt, root[index][1])
+    elif where < 0.5 and entries:
+        _set(rng.choice(entries), "dtype", text)
+    elif where < 0.75:
+        _set_metadata_member(root, "k", text)
+    else:
+        key = Key(text) if isinstance(text, Raw) else text
+        _set_metadata_member(root, key, "v")
 
 
 _OPERATORS: Final[tuple[Operator, ...]] = (
@@ -302,4 +433,9 @@ _OPERATORS: Final[tuple[Operator, ...]] = (
     _metadata,
     _extra_field,
     _nest,
+    _nest,
+    _respell,
+    _escaped_duplicate,
+    _escaped_duplicate,
+    _odd_string,
 )

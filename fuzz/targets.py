@@ -13,8 +13,10 @@ import contextlib
 import functools
 import json
 import os
+import re
 import shutil
 import struct
+import sys
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeVar
@@ -43,6 +45,33 @@ DIFFERENTIAL_TIMEOUT: Final = 10.0  # seconds, for cmd: implementations only
 RawTensors = dict[str, tuple[str, tuple[int, ...], bytes]]
 Request = dict[str, tuple[str, list[object], bytes | bytearray | memoryview]]
 T = TypeVar("T")
+
+
+# Known open findings ------------------------------------------------------------
+
+_SUPPRESS: Final = os.environ.get("STSPEC_FUZZ_SUPPRESS", "")
+SUPPRESSED: dict[str, int] = {}
+
+
+def suppressed(check: Callable[..., object], *args: object, **kwargs: object) -> None:
+    """Run ``check``; an AssertionError matching $STSPEC_FUZZ_SUPPRESS is counted.
+
+    A long campaign cannot wait for a reported bug to be fixed: every job would
+    stop at its next occurrence.  The regular expression names the known open
+    findings (each with a file in fuzz/regressions/); matches are counted on
+    stderr, the first of each kind shown in full, and fuzzing goes on.
+    """
+    try:
+        check(*args, **kwargs)
+    except AssertionError as error:
+        message = str(error)
+        found = re.search(_SUPPRESS, message) if _SUPPRESS else None
+        if found is None:
+            raise
+        key = found.group(0)
+        SUPPRESSED[key] = SUPPRESSED.get(key, 0) + 1
+        if SUPPRESSED[key] & (SUPPRESSED[key] - 1) == 0:  # 1, 2, 4, 8, ...
+            print(f"suppressed x{SUPPRESSED[key]}: {message[:300]}", file=sys.stderr)
 
 
 # check_reader ----------------------------------------------------------------
@@ -254,7 +283,7 @@ def _attempt(adapter: Adapter, data: bytes, timeout: float | None) -> Outcome:
 
     if timeout is None:
         timeout = 0.0 if isinstance(adapter, InProcessAdapter) else DIFFERENTIAL_TIMEOUT
-    path = _scratch() / "input.safetensors"
+    path = scratch() / "input.safetensors"
     path.write_bytes(data)
     return adapter.attempt_load(str(path), timeout=timeout)
 
@@ -269,7 +298,7 @@ def _reference_content(data: bytes) -> Content:
 _SCRATCH: list[Path] = []
 
 
-def _scratch() -> Path:
+def scratch() -> Path:
     """Return a private directory for the files the checks write (on tmpfs)."""
     if not _SCRATCH:
         shm = Path("/dev/shm")  # noqa: S108 - a private mkdtemp directory inside it
@@ -442,7 +471,7 @@ def check_roundtrip(data: bytes) -> None:
     """
     tensors, metadata = decode_request(data)
     refusals = _expected_refusals(tensors, metadata)
-    target = _scratch() / "roundtrip.safetensors"
+    target = scratch() / "roundtrip.safetensors"
     with contextlib.suppress(FileNotFoundError):
         target.unlink()
     if refusals:
@@ -453,7 +482,7 @@ def check_roundtrip(data: bytes) -> None:
             )
             assert error.rule in refusals, f"refused with {error}, expected {refusals}"
             assert error.offset is None, f"a write refusal with an offset: {error}"
-        left = [p.name for p in _scratch().iterdir() if "roundtrip" in p.name]
+        left = [p.name for p in scratch().iterdir() if "roundtrip" in p.name]
         assert not left, f"a refused write left {left} behind"
         return
     out = stspec.serialize(tensors, metadata)  # type: ignore[arg-type]
@@ -493,8 +522,11 @@ def _canonical(
 
 __all__ = [
     "HF_DEVIATIONS",
+    "SUPPRESSED",
     "check_differential",
     "check_reader",
     "check_roundtrip",
     "decode_request",
+    "scratch",
+    "suppressed",
 ]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from stspec_corpus import (
     _arith,
     _dtype,
+    _fuzzfound,
     _jsontext,
     _large,
     _layout,
@@ -19,7 +20,17 @@ from stspec_corpus import (
 if TYPE_CHECKING:
     from stspec_corpus._model import Case
 
-_FAMILIES = (_prefix, _text, _jsontext, _structure, _dtype, _layout, _arith, _large)
+_FAMILIES = (
+    _prefix,
+    _text,
+    _jsontext,
+    _structure,
+    _dtype,
+    _layout,
+    _arith,
+    _large,
+    _fuzzfound,
+)
 
 
 @cache

@@ -1,0 +1,72 @@
+"""Cases found by fuzzing: disagreements between an implementation and the spec.
+
+``fuzz/finding.py --write`` appends an entry per distinct disagreement,
+reduced and classified by the reference; a person reviews the description and
+the rules before it lands.  The id carries ``fuzz``; the provenance names the
+harness and the implementations that disagreed.  An n_ or i_ case declares the
+rules the reference found at promotion (lint re-checks them against the
+reference on every run); a y_ case's expected content is what the reference
+reads, and lint checks the content against the declaration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Final
+
+import stspec
+from stspec_corpus._model import Case, Expected, ExpectedTensor, Provenance, make
+
+__all__ = ["FOUND", "Found", "cases"]
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One promoted finding: its id, rules, bytes (hex) and what it shows."""
+
+    id: str
+    rules: tuple[str, ...]
+    hex: str
+    description: str
+    ref: str  # "fuzz_<harness>: <implementations that disagreed>"
+
+
+FOUND: Final[tuple[Found, ...]] = (
+    # end of the found cases: fuzz/finding.py appends above this line
+)
+
+
+def _expected(data: bytes) -> Expected:
+    with stspec.read(data) as file:
+        tensors = {}
+        for name, info in file.tensors.items():
+            view = file.tensor_bytes(name)
+            try:
+                digest = hashlib.sha256(view).hexdigest()
+            finally:
+                view.release()
+            tensors[name] = ExpectedTensor(
+                info.dtype, tuple(info.shape), info.nbytes, digest
+            )
+        return Expected(file.metadata, tensors)
+
+
+def cases() -> list[Case]:
+    """Every promoted finding as a corpus case."""
+    out = []
+    for found in FOUND:
+        data = bytes.fromhex(found.hex)
+        valid = found.id.startswith("y_")
+        out.append(
+            make(
+                found.id,
+                found.rules,
+                found.description,
+                data=data,
+                expected=_expected(data) if valid else None,
+                tags=("fuzz",),
+                provenance=Provenance("fuzz", found.ref),
+            )
+        )
+    return out

@@ -1,0 +1,327 @@
+"""A results-matrix implementation as a differential fuzzing target.
+
+``MatrixImpl(NAME)`` calls the implementation the way the matrix does, in the
+environment ``python -m matrix setup`` built under ``.matrix/NAME``
+(``STSPEC_MATRIX_DIR`` moves it): a Python wrapper through one long-lived
+``matrix_worker.py`` process, a ``cmd:`` program once per input.  It honours
+what the matrix recorded in ``results/NAME.json`` (``STSPEC_MATRIX_RESULTS``
+moves the folder): the capabilities the implementation declares, and its
+known deviations, the rules of the corpus cases it already fails there.
+
+:func:`judge` is the oracle, shared with the finding command: the reference
+decides, and the answer must agree within the declaration.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import select
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import stspec
+
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.append(str(ROOT))  # the matrix package lives at the repository root
+
+from matrix import envs, impls, probe  # noqa: E402
+
+__all__ = [
+    "Answer",
+    "MatrixImpl",
+    "judge",
+    "known_deviations",
+    "valid_deviations",
+    "valid_features",
+]
+
+Answer = dict[str, Any]
+PER_INPUT_S: Final = 10.0
+_DTYPE_TOKEN: Final = re.compile(rb'"dtype"\s*:\s*"([A-Z0-9_]+)"')
+
+
+def _results_dir() -> Path:
+    return Path(os.environ.get("STSPEC_MATRIX_RESULTS", ROOT / "results"))
+
+
+def _results(name: str) -> dict[str, Any]:
+    path = _results_dir() / f"{name}.json"
+    try:
+        loaded: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except OSError:
+        return {}
+    return loaded
+
+
+def valid_deviations(results: dict[str, Any]) -> frozenset[str]:
+    """Return the rules of the y_ corpus cases the matrix recorded as failed."""
+    return _failed_rules(results, "y_")
+
+
+def known_deviations(results: dict[str, Any]) -> frozenset[str]:
+    """Return the rules of the n_ corpus cases the matrix recorded as failed.
+
+    Those are the rules whose files the implementation may accept.  Failed
+    y_ cases excuse nothing here: a valid file has no rule to match, so each
+    rejection of one is reported and triaged against the baseline by hand.
+    """
+    return _failed_rules(results, "n_")
+
+
+def _failed_rules(results: dict[str, Any], prefix: str) -> frozenset[str]:
+    manifest = json.loads((ROOT / "corpus" / "manifest.json").read_text("utf-8"))
+    rules = {case["id"]: case["rules"] for case in manifest["cases"]}
+    failed = [
+        cid
+        for cid, row in results.get("cases", {}).items()
+        if cid.startswith(prefix) and not row.get("ok")
+    ]
+    return frozenset(rule for cid in failed for rule in rules.get(cid, ()))
+
+
+def _declared(results: dict[str, Any]) -> dict[str, Any]:
+    described = results.get("implementation", {}).get("described", {})
+    capabilities: dict[str, Any] = described.get("capabilities", {})
+    return capabilities
+
+
+def _dtypes_named(data: bytes) -> set[str]:
+    return {match.decode() for match in _DTYPE_TOKEN.findall(data[:65536])}
+
+
+_COMMON: Final = frozenset(
+    {
+        "BOOL",
+        "U8",
+        "I8",
+        "I16",
+        "U16",
+        "F16",
+        "BF16",
+        "I32",
+        "U32",
+        "F32",
+        "F64",
+        "I64",
+        "U64",
+    }
+)
+_SAFE_INT: Final = 2**53
+
+
+def valid_features(data: bytes) -> frozenset[str]:
+    """Return the rules whose boundary a valid file stands on (a heuristic).
+
+    The reference finds no rule broken in a valid file, so nothing says which
+    known deviation a rejection of it repeats.  These features name the rule
+    of the corpus's boundary cases the file resembles: a shape whose product
+    overflows before a zero (SIZE-OVERFLOW), numbers past 2^53 (NUM-RANGE),
+    offsets past 4 GiB (LAYOUT-BOUNDS), rarer or sub-byte dtypes (DTYPE-NAME,
+    SIZE-BITS), empty tensors (LAYOUT-HOLE, SIZE-MATCH), metadata (META-*),
+    non-ASCII or escaped text (HEADER-UTF8, KEY-UNIQUE, JSON-SURROGATE) and
+    whitespace around the object (HEADER-PADDING, HEADER-LEADING-WS).
+    """
+    features: set[str] = set()
+    with stspec.read(data) as file:
+        for info in file.tensors.values():
+            product = 1
+            for dim in info.shape:
+                product *= dim
+                features |= {"SIZE-OVERFLOW"} if product >= 2**64 else set()
+                features |= {"NUM-RANGE"} if dim >= _SAFE_INT else set()
+            features |= {"LAYOUT-BOUNDS"} if info.end >= 2**32 else set()
+            features |= {"NUM-RANGE"} if info.end >= _SAFE_INT else set()
+            features |= (
+                {"DTYPE-NAME", "SIZE-BITS"} if info.dtype not in _COMMON else set()
+            )
+            features |= {"LAYOUT-HOLE", "SIZE-MATCH"} if info.nbytes == 0 else set()
+        if file.metadata is not None:
+            features |= {"META-NULL", "META-OBJECT", "META-STRING"}
+        header = data[8 : file.data_start]
+    if not header.isascii():
+        features.add("HEADER-UTF8")
+    if b"\\" in header:
+        features |= {"KEY-UNIQUE", "JSON-SURROGATE"}
+    if header != header.strip():
+        features |= {"HEADER-PADDING", "HEADER-LEADING-WS"}
+    return frozenset(features)
+
+
+def judge(
+    data: bytes,
+    answer: Answer,
+    capabilities: dict[str, Any],
+    ignore_rules: Collection[str] = (),
+    valid_ignore: Collection[str] = (),
+) -> None:
+    """AssertionError if ``answer`` (a probe answer) disagrees with the reference.
+
+    A crash or hang is always a finding.  Files naming a dtype outside the
+    declared ``read_dtypes`` are not judged.  A valid file must be accepted
+    with the reference's names, dtypes, shapes, bytes (unless header-only) and
+    metadata (unless ``metadata_presence`` is false and one side is empty); an
+    invalid file must be rejected unless it breaks an ignored rule; a
+    tolerated file may go either way.  A valid file's rejection is excused
+    when its :func:`valid_features` meet ``valid_ignore`` (the rules of the
+    y_ cases the implementation is known to fail).
+    """
+    result = answer.get("result")
+    errors = stspec.validate(data)
+    rules = {error.rule for error in errors}
+    verdict = stspec.verdict_of(rules)
+    about = f"file {verdict} {sorted(rules)}"
+    assert result in {"accepted", "rejected"}, (
+        f"{about}: {result}: {answer.get('error')}"
+    )
+    readable = capabilities.get("read_dtypes")
+    if readable is not None and not _dtypes_named(data) <= set(readable):
+        return
+    if verdict == "invalid" and not rules & set(ignore_rules):
+        assert result == "rejected", f"{about}: accepted {_show(answer)}"
+    if verdict != "valid":
+        return
+    if result == "rejected" and valid_features(data) & set(valid_ignore):
+        return
+    assert result == "accepted", f"{about}: rejected: {answer.get('error')}"
+    problems = _differences(data, answer, capabilities)
+    assert not problems, f"{about}: {'; '.join(problems)}"
+
+
+def _differences(
+    data: bytes, answer: Answer, capabilities: dict[str, Any]
+) -> list[str]:
+    with stspec.read(data) as file:
+        expected = {
+            name: [info.dtype, list(info.shape), _sha256(file.tensor_bytes(name))]
+            for name, info in file.tensors.items()
+        }
+        metadata = file.metadata
+    got = answer.get("tensors") or {}
+    problems = []
+    if set(got) != set(expected):
+        problems.append(f"names {sorted(got)} instead of {sorted(expected)}")
+    for name in set(got) & set(expected):
+        dtype, shape, digest = got[name]
+        want = expected[name]
+        if [dtype, list(shape)] != want[:2]:
+            problems.append(f"{name!r}: {dtype}{shape} instead of {want[0]}{want[1]}")
+        elif (
+            digest is not None
+            and not capabilities.get("header_only")
+            and digest != want[2]
+        ):
+            problems.append(f"{name!r}: other bytes")
+    loaded = answer.get("metadata")
+    if capabilities.get("metadata_presence", True) is False:
+        loaded, metadata = loaded or None, metadata or None
+    if "metadata" in answer and loaded != metadata:
+        problems.append(f"metadata {loaded!r} instead of {metadata!r}")
+    return problems
+
+
+def _sha256(view: memoryview) -> str:
+    import hashlib  # noqa: PLC0415 - only for accepted files
+
+    try:
+        return hashlib.sha256(view).hexdigest()
+    finally:
+        view.release()
+
+
+def _show(answer: Answer) -> str:
+    return json.dumps({k: answer.get(k) for k in ("metadata", "tensors")})[:300]
+
+
+@dataclass
+class MatrixImpl:
+    """One matrix implementation, answering one input at a time."""
+
+    name: str
+    impl: impls.Impl = field(init=False)
+    capabilities: dict[str, Any] = field(init=False)
+    known_deviations: frozenset[str] = field(init=False)
+    valid_ignore: frozenset[str] = field(init=False)
+    _worker: subprocess.Popen[str] | None = field(default=None, init=False)
+    _path: Path = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Read the implementation's pins, declaration and baseline."""
+        self.impl = impls.by_name(self.name)
+        results = _results(self.name)
+        self.capabilities = _declared(results)
+        self.known_deviations = known_deviations(results)
+        self.valid_ignore = valid_deviations(results)
+        import targets  # noqa: PLC0415 - its scratch folder
+
+        self._path = targets.scratch() / f"matrix-{self.name}.safetensors"
+
+    def label(self) -> str:
+        """Return a one-line description for logs."""
+        return f"{self.impl.title} (matrix:{self.name}, {self.impl.kind})"
+
+    def answer(self, data: bytes) -> Answer:
+        """Return what the implementation makes of ``data`` (a probe answer)."""
+        self._path.write_bytes(data)
+        if self.impl.kind == "cmd":
+            return probe.probe_cmd(self.impl, [str(self._path)])[str(self._path)]
+        return self._ask(str(self._path))
+
+    def check(self, data: bytes, ignore_rules: Collection[str]) -> None:
+        """Judge the answer on ``data`` against the reference."""
+        answer = self.answer(data)
+        judge(data, answer, self.capabilities, ignore_rules, self.valid_ignore)
+
+    def _start(self) -> subprocess.Popen[str]:
+        env = envs.run_env(self.impl)
+        wrappers = ROOT / "matrix" / "wrappers"
+        env["PYTHONPATH"] += os.pathsep + str(wrappers)
+        wrapper = wrappers / (self.impl.probe or self.impl.wrapper)
+        worker = Path(__file__).parent / "matrix_worker.py"
+        return subprocess.Popen(  # noqa: S603
+            [str(envs.python_of(self.name)), str(worker), str(wrapper)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            preexec_fn=probe._limit(self.impl.memory_limit_mib),  # noqa: PLW1509, SLF001
+        )  # fmt: skip
+
+    def _ask(self, path: str) -> Answer:
+        if self._worker is None or self._worker.poll() is not None:
+            self._worker = self._start()
+        worker = self._worker
+        assert worker.stdin is not None
+        assert worker.stdout is not None
+        try:
+            worker.stdin.write(path + "\n")
+            worker.stdin.flush()
+        except BrokenPipeError:
+            return self._died(worker)
+        ready, _, _ = select.select([worker.stdout], [], [], PER_INPUT_S + 30)
+        line = worker.stdout.readline() if ready else ""
+        if not line:
+            return self._died(worker)
+        answer: Answer = json.loads(line)
+        return answer
+
+    def _died(self, worker: subprocess.Popen[str]) -> Answer:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
+            self._worker = None
+            return {"result": "hung", "error": f"no answer in {PER_INPUT_S + 30:g} s"}
+        self._worker = None
+        code = worker.returncode
+        cause = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
+        return {"result": "crashed", "error": cause}

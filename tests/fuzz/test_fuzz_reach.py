@@ -1,0 +1,328 @@
+"""What the harnesses reach: cost oracles, depth, escapes, seeds, reduction."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import struct
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+import stspec
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+FUZZ = ROOT / "fuzz"
+sys.path.insert(0, str(FUZZ))  # the fuzz modules import each other by name
+
+
+def _load(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, FUZZ / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module: ModuleType = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+budget = _load("budget")
+mutators = _load("mutators")
+seeds = _load("seeds")
+targets = _load("targets")
+reduce = _load("reduce")
+finding = _load("finding")
+
+
+def _file(header: str, buffer: bytes = b"") -> bytes:
+    raw = header.encode()
+    return struct.pack("<Q", len(raw)) + raw + buffer
+
+
+def _depth(text: str) -> int:
+    depth = deepest = 0
+    for char in text:
+        depth += char in "[{"
+        depth -= char in "]}"
+        deepest = max(deepest, depth)
+    return deepest
+
+
+# Cost oracles --------------------------------------------------------------------
+
+
+def _quadratic(data: bytes) -> None:
+    """A planted quadratic path, like the reference's old NUM-RANGE one.
+
+    Linear validation, plus work quadratic in the number of out-of-range
+    dimensions (each located by a scan over all of them).
+    """
+    stspec.validate(data)
+    runs = data.count(b"99999999999999999999")
+    for _ in range(runs):
+        for _ in range(runs):
+            pass
+
+
+def _linear(data: bytes) -> None:
+    stspec.validate(data)
+
+
+def test_cost_oracle_passes_linear_work_of_every_size() -> None:
+    cost = budget.Budget(_linear)
+    cost.calibrate()
+    for count in (10, 200, 3000):
+        cost.run(budget.linear_input(count))
+
+
+def test_cost_oracle_flags_a_quadratic_path() -> None:
+    cost = budget.Budget(_quadratic)
+    cost.calibrate()
+    cost.run(budget.linear_input(1000))  # no such dimensions: linear
+    with pytest.raises(AssertionError, match="slow input"):
+        cost.run(seeds.synthetic(65_536)["many_out_of_range_dims"])
+
+
+def test_cost_oracle_flags_memory_out_of_proportion() -> None:
+    def hungry(data: bytes) -> None:
+        kept = [bytes(2048) for _ in data]  # 2 KB per input byte
+        del kept
+
+    cost = budget.Budget(hungry, per_byte=1.0)  # CPU is not under test
+    with pytest.raises(AssertionError, match="memory-hungry"):
+        cost.run(bytes(20_000))
+    assert cost.traced_peak(bytes(20_000)) > 40_000_000
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["many_out_of_range_dims", "long_name_many_unknown", "non_ascii_many_bad_dtypes"],
+)
+def test_reference_is_within_budget_on_the_hostile_seeds(name: str) -> None:
+    # The four quadratic paths of the hostile-input issue, at 64 KB: the
+    # reference that fixed them stays within the budget the fuzzers apply.
+    cost = budget.Budget(targets.check_reader)
+    cost.calibrate()
+    data = seeds.synthetic(65_536)[name]
+    start = time.process_time()
+    cost.run(data)
+    assert time.process_time() - start < 30  # CPU seconds, a generous bound
+
+
+# Mutators ------------------------------------------------------------------------
+
+
+def test_escape_spells_the_same_name_with_other_bytes() -> None:
+    rng = random.Random(1)  # noqa: S311 - reproducible
+    for name in ("k", "dtype", "a\u00e9", "\U0001f600", "__metadata__", ""):
+        spelt = mutators.escape(name, rng)
+        assert json.loads(spelt) == name
+        if name:
+            assert "\\u" in spelt
+    assert mutators.escape("\U0001f600", rng, every=True) in {
+        '"\\ud83d\\ude00"',
+        '"\\uD83D\\uDE00"',
+        '"\\ud83d\\uDE00"',
+        '"\\uD83D\\ude00"',
+    }
+
+
+def _operator_rules(operator: Any, seed_file: bytes, runs: int = 60) -> list[set[str]]:
+    found = []
+    for seed in range(runs):
+        header, buffer = mutators.split(seed_file)
+        root = mutators.parse(header.decode())
+        operator(root, buffer, random.Random(seed))  # noqa: S311
+        out = mutators.join(mutators.dump(root).encode(), buffer)
+        found.append({error.rule for error in stspec.validate(out)})
+    return found
+
+
+VALID = _file(
+    '{"__metadata__":{"k":"v"},"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}',
+    bytes(4),
+)
+
+
+def test_escaped_duplicates_reach_every_level() -> None:
+    # A duplicate only after unescaping, in the header, an entry or metadata.
+    rules = _operator_rules(mutators._escaped_duplicate, VALID)
+    assert sum("KEY-UNIQUE" in r for r in rules) > 40
+    header = mutators.split(VALID)[0].decode()
+    texts = set()
+    for seed in range(60):
+        root = mutators.parse(header)
+        mutators._escaped_duplicate(root, b"", random.Random(seed))  # noqa: S311
+        texts.add(mutators.dump(root))
+    assert any('"\\u' in t and t.count("dtype") + t.count("\\u0064") > 1 for t in texts)
+    assert any("__metadata__" in t and '"\\u006b"' in t.lower() for t in texts)
+
+
+def test_nesting_crosses_the_depth_limit_both_ways() -> None:
+    depths = set()
+    for seed in range(80):
+        root = mutators.parse(mutators.split(VALID)[0].decode())
+        mutators._nest(root, b"", random.Random(seed))  # noqa: S311
+        depths.add(_depth(mutators.dump(root)))
+    assert any(d <= 127 for d in depths)
+    assert any(128 <= d <= 131 for d in depths)
+    assert max(depths) > 1000
+
+
+def test_odd_strings_reach_lone_surrogates() -> None:
+    rules = _operator_rules(mutators._odd_string, VALID)
+    assert sum("JSON-SURROGATE" in r for r in rules) > 5
+
+
+# Seeds -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("max_len", [4096, 8192, 65_536])
+def test_synthetic_seeds_fit_max_len(max_len: int) -> None:
+    made = seeds.synthetic(max_len)
+    assert made
+    assert all(len(data) <= max_len for data in made.values())
+
+
+def test_deep_seeds_stand_on_both_sides_of_the_limit() -> None:
+    made = seeds.synthetic(8192)
+    for kind in ("deep_arrays_{}_in_entry", "deep_objects_{}_in_metadata"):
+        below = {e.rule for e in stspec.validate(made[kind.format(127)])}
+        above = {e.rule for e in stspec.validate(made[kind.format(128)])}
+        assert "JSON-DEPTH" not in below
+        assert "JSON-DEPTH" in above
+    assert any(_depth(d[8:].decode("latin-1")) > 1000 for d in made.values())
+
+
+def test_seed_folder_skips_what_max_len_would_truncate(tmp_path: Path) -> None:
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "small").write_bytes(bytes(10))
+    (source / "big").write_bytes(bytes(5000))
+    counts = seeds.write_seeds(tmp_path / "out", 4096, [source])
+    assert counts["copied"] == 1
+    assert counts["too_long"] == 1
+    assert all(p.stat().st_size <= 4096 for p in (tmp_path / "out").iterdir())
+
+
+# Reduction and the finding command ---------------------------------------------------
+
+
+def test_reducer_keeps_the_failure_and_the_prefix() -> None:
+    members = ",".join(
+        f'"t{i}":{{"dtype":"U8","shape":[1],"data_offsets":[{i},{i + 1}]}}'
+        for i in range(30)
+    )
+    data = _file(
+        "{" + members + ',"bad":{"dtype":"F32","\\u0064type":"I8"}}', bytes(30)
+    )
+
+    def fails(candidate: bytes) -> bool:
+        return b"\\u0064type" in candidate and mutators.split(candidate) is not None
+
+    result = reduce.reduce(data, fails)
+    assert fails(result.data)
+    assert len(result.data) < 40
+    assert result.tried <= result.budget
+
+
+def test_finding_keeps_the_same_disagreement(monkeypatch: pytest.MonkeyPatch) -> None:
+    def planted(data: bytes) -> None:
+        assert b"\\u0064" not in data, "escaped dtype ignored [KEY-UNIQUE]"
+
+    monkeypatch.setattr(targets, "check_reader", planted)
+    data = _file(
+        '{"a":{"dtype":"F32","\\u0064type":"I32","shape":[1],"data_offsets":[0,4]}}'
+    )
+    wanted = finding.signature("reader", data, [])
+    assert wanted == ("AssertionError", ("KEY-UNIQUE",), "escaped dtype ignored ")
+    reduced = reduce.reduce(
+        data, lambda d: finding.signature("reader", d, []) == wanted
+    )
+    assert finding.signature("reader", reduced.data, []) == wanted
+    assert len(reduced.data) < len(data)
+
+
+@pytest.mark.parametrize(
+    ("verdict", "rules", "expected"),
+    [
+        ("invalid", ["KEY-UNIQUE"], "n_json_fuzz_x"),
+        ("invalid", ["ENTRY-FIELDS"], "n_structure_fuzz_x"),
+        ("invalid", ["JSON-SURROGATE"], "n_json_fuzz_x"),
+        ("invalid", ["HEADER-BOUNDS"], "n_prefix_fuzz_x"),
+        ("invalid", ["SIZE-MATCH"], "n_arith_fuzz_x"),
+        ("invalid", ["DTYPE-NAME"], "n_dtype_fuzz_x"),
+        ("valid", [], "y_structure_fuzz_x"),
+        ("tolerated", ["ENTRY-UNKNOWN"], "i_structure_fuzz_x"),
+    ],
+)
+def test_corpus_ids_follow_the_rule_families(
+    verdict: str, rules: list[str], expected: str
+) -> None:
+    assert finding.corpus_id(verdict, rules, "x") == expected
+
+
+# Judging a matrix implementation's answer ------------------------------------------
+
+matrix_impl = _load("matrix_impl")
+ONE = _file('{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}', bytes(4))
+ONE_ANSWER = {
+    "result": "accepted",
+    "metadata": None,
+    "tensors": {
+        "a": [
+            "F32",
+            [1],
+            "df3f619804a92fdb4057192dc43dd748ea778adc52bc498ce80524c014b81119",
+        ]
+    },
+}
+DUPLICATE = _file(
+    '{"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"\\u0061":{"dtype":"F32","shape":[1],"data_offsets":[0,4]}}',
+    bytes(4),
+)
+
+
+def test_judge_accepts_agreement_and_catches_crashes() -> None:
+    matrix_impl.judge(ONE, ONE_ANSWER, {})
+    with pytest.raises(AssertionError, match="crashed"):
+        matrix_impl.judge(ONE, {"result": "crashed", "error": "signal 11"}, {})
+    with pytest.raises(AssertionError, match="rejected"):
+        matrix_impl.judge(ONE, {"result": "rejected", "error": "no"}, {})
+
+
+def test_judge_compares_content_within_the_declaration() -> None:
+    other = {**ONE_ANSWER, "tensors": {"a": ["F32", [1], "00" * 32]}}
+    with pytest.raises(AssertionError, match="other bytes"):
+        matrix_impl.judge(ONE, other, {})
+    matrix_impl.judge(ONE, other, {"header_only": True})
+    matrix_impl.judge(ONE, {**ONE_ANSWER, "tensors": {"a": ["F32", [1], None]}}, {})
+    with pytest.raises(AssertionError, match="metadata"):
+        matrix_impl.judge(ONE, {**ONE_ANSWER, "metadata": {}}, {})
+    matrix_impl.judge(ONE, {**ONE_ANSWER, "metadata": {}}, {"metadata_presence": False})
+
+
+def test_judge_honours_known_deviations_and_dtypes() -> None:
+    accepted = {**ONE_ANSWER}
+    with pytest.raises(AssertionError, match="accepted"):
+        matrix_impl.judge(DUPLICATE, accepted, {})
+    matrix_impl.judge(DUPLICATE, accepted, {}, ignore_rules={"KEY-UNIQUE"})
+    matrix_impl.judge(DUPLICATE, accepted, {"read_dtypes": ["U8"]})  # not judged
+
+
+def test_judge_excuses_a_valid_rejection_only_by_a_known_feature() -> None:
+    empty = _file(
+        '{"e":{"dtype":"F32","shape":[18446744073709551615,2,0],"data_offsets":[0,0]}}'
+    )
+    assert "SIZE-OVERFLOW" in matrix_impl.valid_features(empty)
+    rejected = {"result": "rejected", "error": "overflow"}
+    matrix_impl.judge(empty, rejected, {}, valid_ignore={"SIZE-OVERFLOW"})
+    with pytest.raises(AssertionError, match="rejected"):
+        matrix_impl.judge(empty, rejected, {}, valid_ignore={"KEY-UNIQUE"})

@@ -135,10 +135,13 @@ class Score:
         return extra
 
     def render(self) -> str:
-        """``passed/total  xx.x%  failed=n not-applicable=m``."""
-        percent = 100.0 * self.passed / self.total if self.total else 100.0
+        """``passed/total  xx.x%  failed=n not-applicable=m`` (``-`` for 0/0)."""
+        # nothing scored (all not applicable): no percentage to speak of
+        percent = (
+            f"{100.0 * self.passed / self.total:5.1f}%" if self.total else "     -"
+        )
         extra = " ".join(f"{k}={v}" for k, v in self.extras().items())
-        return f"{self.passed:>4}/{self.total:<4} {percent:5.1f}%  {extra}".rstrip()
+        return f"{self.passed:>4}/{self.total:<4} {percent}  {extra}".rstrip()
 
 
 @dataclass(slots=True)

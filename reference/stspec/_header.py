@@ -113,11 +113,12 @@ class Header:
 class _Scan:
     """The state of one scan: the text, the report and the header so far."""
 
-    __slots__ = ("header", "in_entry", "others", "report", "src")
+    __slots__ = ("first_only", "header", "in_entry", "others", "report", "src")
 
-    def __init__(self, src: Text, report: Report) -> None:
+    def __init__(self, src: Text, report: Report, *, first_only: bool) -> None:
         self.src = src
         self.report = report
+        self.first_only = first_only
         self.header = Header()
         # Inside an entry some findings are made only at its end.
         self.in_entry = False
@@ -151,7 +152,7 @@ def scan(
     once the report holds that one for certain.  Everything found is in
     ``report``.
     """
-    state = _Scan(src, report)
+    state = _Scan(src, report, first_only=first_only)
     sink = src.fault
     if first_only:
         src.fault = state.parse_fault
@@ -191,10 +192,11 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
         bits = bits_of(dtype)
         shape_ok = True
         if shape:
-            sizes = list(map(int, shape.split(",")))
-            if len(shape) >= 20 and max(sizes) > U64_MAX:
+            if len(shape) >= 20 and _OVER_U64.search(shape):
                 shape_ok = False
+                sizes = []
             else:
+                sizes = list(map(int, shape.split(",")))
                 for size in sizes:
                     if bits is not None:
                         bits *= size
@@ -339,9 +341,8 @@ def _canonical_faults(
     dtype = found.group(2)
     if dtype not in BITS:
         _dtype_fault(state, name, dtype, found.start(2) - 1)
-    shape_text = found.group(3)
     shape_pos = text.rfind("[", 0, found.start(3))
-    shape_ok = _dims_in_range(state, name, shape_text, found.start(3), sizes)
+    shape_ok = _dims_in_range(state, name, found)
     begin, end = int(found.group(4)), int(found.group(5))
     offsets_ok = True
     for position, (offset, group) in enumerate(((begin, 4), (end, 5))):
@@ -361,29 +362,43 @@ def _canonical_faults(
     )
 
 
-def _dims_in_range(
-    state: _Scan, name: str, shape_text: str, start: int, sizes: list[int]
-) -> bool:
-    """Report every dimension above 2^64-1, locating the reported ones."""
-    if not sizes or max(sizes) <= U64_MAX:
-        return True
+def _dims_in_range(state: _Scan, name: str, found: re.Match[str]) -> bool:
+    """Report every dimension above 2^64-1, locating the reported ones.
+
+    The dimensions are found by a regular expression and never converted to
+    integers; the index of each reported one is counted from the previous one.
+    """
+    text = state.src.text
+    start, end = found.span(3)
     report = state.report
-    tokens = shape_text.split(",")
-    over = [index for index, size in enumerate(sizes) if size > U64_MAX]
-    pos, done = start, 0
-    for found, index in enumerate(over):
-        # The position is advanced over whole tokens at C speed: locating
-        # the reported ones costs one pass over the shape at most.
-        pos += sum(map(len, tokens[done:index])) + index - done
-        done = index
-        token = tokens[index]
-        at = pos + len(token) - len(token.lstrip(" \t\n\r"))
-        if report.full("NUM-RANGE", at):
-            # Every later one lies further on: count them, locate none.
-            report.count_more("NUM-RANGE", len(over) - found - 1)
+    pos, index, in_range = start, 0, True
+    over = _OVER_U64.finditer(text, start, end)
+    for dim in over:
+        in_range = False
+        index += text.count(",", pos, dim.start())
+        pos = dim.start()
+        if report.full("NUM-RANGE", pos):
+            # Every later one lies further on: count them, locate none
+            # (read() needs no count).
+            if not state.first_only:
+                report.count_more("NUM-RANGE", sum(1 for _ in over))
             break
-        _too_big(state, at, (name, "shape", index), sizes[index])
-    return False
+        _too_big(state, pos, (name, "shape", index), int(dim.group()))
+    return in_range
+
+
+def _greater(number: str) -> str:
+    """Match the integers of as many digits as ``number`` that exceed it."""
+    return "|".join(
+        number[:k] + f"[{int(digit) + 1}-9]" + "[0-9]" * (len(number) - k - 1)
+        for k, digit in enumerate(number)
+        if digit != "9"
+    )
+
+
+# A dimension token above 2^64-1 of 20 digits (a canonical entry has at most
+# 20): found in place, at C speed.
+_OVER_U64: Final = re.compile(rf"(?<![0-9])(?:{_greater(str(U64_MAX))})(?![0-9])")
 
 
 def _too_big(state: _Scan, pos: int, path: Path, number: int) -> None:
@@ -514,6 +529,14 @@ def _plain_members(state: _Scan, seen: set[str], pos: int) -> int:
     run = _PLAIN_MEMBERS.match(text, pos)
     if run is None:
         return pos + 1
+    if state.first_only:
+        # read() wants neither the count nor repeats among these (a repeat
+        # lies after the first violation; should a later fault void that,
+        # the file is checked again in full): only whether a field hides here.
+        chunk = text[pos : run.end()]
+        if '"dtype"' in chunk or '"shape"' in chunk or '"data_offsets"' in chunk:
+            return run.end()
+        return -run.end()
     names = _PLAIN_MEMBER.findall(text, pos, run.end())
     fresh = set(names)
     if len(fresh) != len(names) or not seen.isdisjoint(fresh) or fresh & FIELDS:

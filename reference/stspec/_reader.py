@@ -322,12 +322,24 @@ def check(
     """
     report = Report(limit if limit is not None else len(buffer) + 1)
     with _collector_paused():
-        valid, to_offset = _check(
-            buffer, report, shortcuts=shortcuts, first_only=first_only
-        )
+        try:
+            valid, to_offset = _check(
+                buffer, report, shortcuts=shortcuts, first_only=first_only
+            )
+        except _Again:
+            # A fault that stopped the parse voided what was found before it,
+            # and the faults that now come first may lie in what was skipped.
+            report = Report(limit if limit is not None else len(buffer) + 1)
+            valid, to_offset = _check(
+                buffer, report, shortcuts=shortcuts, first_only=False
+            )
     if valid is not None:
         return Violations(), valid
     return report.errors(to_offset), None
+
+
+class _Again(Exception):  # noqa: N818 - internal signal, never escapes
+    pass
 
 
 def _check(
@@ -360,6 +372,8 @@ def _check(
     except Settled:
         return None, to_offset
     except JsonStop as stop:
+        if first_only and report.structural():
+            raise _Again from None
         report.add(stop.rule, stop.pos, stop.msg, ())
         report.keep_parse_faults_only()
         return None, to_offset

@@ -83,6 +83,10 @@ class Report:
     def __bool__(self) -> bool:
         return bool(self.counts)
 
+    def structural(self) -> bool:
+        """Whether any finding beyond the parse faults was recorded."""
+        return any(rule not in _PARSE_RULES for rule in self.counts)
+
     def keep_parse_faults_only(self) -> None:
         """Forget structural findings: the parse stopped, the model is partial."""
         for rule in list(self.counts):

@@ -424,6 +424,7 @@ def test_plain_metadata_pairs_are_checked_like_any(metadata: str, rule: str) -> 
     [
         pytest.param('["\\ud800"]', ["ENTRY-UNKNOWN", "JSON-SURROGATE"], id="lone"),
         pytest.param('["\\ud83d\\ude00"]', ["ENTRY-UNKNOWN"], id="pair"),
+        pytest.param("[1,NaN]", ["JSON-SYNTAX"], id="nan"),
         pytest.param('{"k":[1],"k":[2]}', ["ENTRY-UNKNOWN", "KEY-UNIQUE"], id="repeat"),
     ],
 )
@@ -585,3 +586,28 @@ def test_a_limit_of_one_still_finds_every_rule_and_counts_all() -> None:
     found = stspec.validate(file_of(header, b"xy"), limit=1)
     assert [error.rule for error in found] == ["DTYPE-NAME", "ENTRY-FIELDS"]
     assert found.omitted == {"DTYPE-NAME": 1}
+
+
+@pytest.mark.parametrize(
+    "header",
+    [
+        pytest.param(
+            '{"a":' + OPEN + '"k1":0,"k2":0,"k1":0,"k3":0,"k4":0}' + ',"b":1,}',
+            id="repeat-then-syntax-error",
+        ),
+        pytest.param(
+            '{"a":' + OPEN + '"k1":0,"k2":0,"dtype":"F32","k3":0,"k4":0}}',
+            id="field-among-unknown",
+        ),
+        pytest.param(
+            '{"a":' + OPEN + '"k1":0,"k2":0,"k3":0,"k4":0}}',
+            id="plain-unknown",
+        ),
+    ],
+)
+def test_read_raises_what_validate_lists_first(header: str) -> None:
+    data = file_of(header, b"x")
+    first = stspec.validate(data)[0]
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)

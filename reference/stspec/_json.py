@@ -383,7 +383,12 @@ def nests_shallowly(raw: memoryview) -> bool:
         while end < len(raw) and raw[end - 1] == _BACKSLASH:
             end += 1
         chunk = raw[start:end].tobytes().replace(b"\\\\", b"").replace(b'\\"', b"")
-        parts.append(chunk.translate(_BRACKETS, _NOT_STRUCTURE))
+        chunk = chunk.translate(_BRACKETS, _NOT_STRUCTURE)
+        if b"[" * (MAX_DEPTH + 1) in chunk:
+            # Too deep already, or brackets inside a string: either way the
+            # parser, which needs no bound, decides (a nesting bomb stops here).
+            return False
+        parts.append(chunk)
         start = end
     data = _QUOTED.sub(b"", b"".join(parts))
     passes = 0
@@ -408,5 +413,6 @@ _CHUNK: Final = 1 << 20
 _BACKSLASH: Final = ord("\\")
 _BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
 _NOT_STRUCTURE: Final = bytes(set(range(256)) - set(b'"[]{}'))
-_QUOTED: Final = re.compile(rb'"[^"]*+"')
+# Adjacent strings (their separators are gone) are removed in one match.
+_QUOTED: Final = re.compile(rb'(?:"[^"]*+")++')
 _RUNS: Final = re.compile(rb"\[++|\]++")

@@ -113,11 +113,22 @@ class Header:
 class _Scan:
     """The state of one scan: the text, the report and the header so far."""
 
-    __slots__ = ("first_only", "header", "in_entry", "others", "report", "src")
+    __slots__ = (
+        "buffer_length",
+        "first_only",
+        "header",
+        "in_entry",
+        "others",
+        "report",
+        "src",
+    )
 
-    def __init__(self, src: Text, report: Report, *, first_only: bool) -> None:
+    def __init__(
+        self, src: Text, report: Report, buffer_length: int, *, first_only: bool
+    ) -> None:
         self.src = src
         self.report = report
+        self.buffer_length = buffer_length
         self.first_only = first_only
         self.header = Header()
         # Inside an entry some findings are made only at its end.
@@ -132,11 +143,12 @@ class _Scan:
         """Record a fault found while parsing, when one violation is wanted.
 
         Outside an entry, every violation before ``pos`` has been recorded
-        already; if there is none, this fault is the first and no later one
-        can void it (only structural findings are voided by a stop).
+        already, except a tensor ending past the buffer (see _settles); if
+        there is none, this fault is the first and no later one can void it
+        (only structural findings are voided by a stop).
         """
         report = self.report
-        alone = not report and not self.in_entry
+        alone = not report and not self.in_entry and _settles(self)
         report.add(rule, pos, msg, path)
         if alone:
             raise Settled
@@ -152,19 +164,19 @@ def scan(
     once the report holds that one for certain.  Everything found is in
     ``report``.
     """
-    state = _Scan(src, report, first_only=first_only)
+    state = _Scan(src, report, buffer_length, first_only=first_only)
     sink = src.fault
     if first_only:
         src.fault = state.parse_fault
     try:
-        return _scan(state, start, buffer_length, first_only=first_only)
+        return _scan(state, start, first_only=first_only)
     finally:
         # The sink is a bound method of the state: a cycle to break.
         src.fault = sink
 
 
 def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
-    state: _Scan, start: int, buffer_length: int, *, first_only: bool
+    state: _Scan, start: int, *, first_only: bool
 ) -> Header:
     src = state.src
     report = state.report
@@ -184,7 +196,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
                 check_surrogates(src, name, pos, (name,))
         if found is None or name == METADATA_KEY:
             pos, more = _member(state, pos)
-            if first_only and report and _settles(state, buffer_length):
+            if first_only and report and _settles(state):
                 if more:
                     pos = _rest(state, pos)
                 break
@@ -230,7 +242,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
         if comma:
             if text[pos : pos + 1] == "}":
                 raise _trailing_comma(pos)
-            if first_only and report and _settles(state, buffer_length):
+            if first_only and report and _settles(state):
                 pos = _rest(state, pos)
                 break
         elif text[pos : pos + 1] == "}":
@@ -246,7 +258,7 @@ class Settled(Exception):  # noqa: N818 - a verdict, not an accident
     """The report holds the file's first violation; nothing later can change it."""
 
 
-def _settles(state: _Scan, buffer_length: int) -> bool:
+def _settles(state: _Scan) -> bool:
     """Whether the rest of the object can only be checked for syntax.
 
     Once a violation is recorded, what follows lies at later offsets, except
@@ -256,7 +268,7 @@ def _settles(state: _Scan, buffer_length: int) -> bool:
     of the rest is still checked.
     """
     _, _, offsets, _, _ = state.header.table.columns
-    return max(offsets[1::2], default=0) <= buffer_length
+    return max(offsets[1::2], default=0) <= state.buffer_length
 
 
 def _rest(state: _Scan, pos: int) -> int:

@@ -607,6 +607,13 @@ def test_a_limit_of_one_still_finds_every_rule_and_counts_all() -> None:
             id="plain-unknown",
         ),
         pytest.param(
+            # An earlier tensor ending past the buffer comes first; found by
+            # the property test.
+            '{"a":{"dtype":"U8","shape":[2],"data_offsets":[0,2]},'
+            '"\\ud800x":{"dtype":"U8","shape":[0],"data_offsets":[1,1]}}',
+            id="bounds-before-a-parse-fault",
+        ),
+        pytest.param(
             '{"a":{"dtype":"U8","shape":['
             + ",".join(["99999999999999999999"] * 3)
             + '],"data_offsets":[0,0]}}',

@@ -32,8 +32,8 @@ rename never crosses file systems:
 """
 
 # ruff: noqa: PTH100, PTH105, PTH108, PTH112, PTH118, PTH120 - os.path, not
-# pathlib: its import alone costs more than the command's whole start-up
-# budget, and this module works on file descriptors anyway.
+# pathlib: importing it (with fnmatch and urllib.parse) is a start-up cost the
+# package avoids, and this module works on file descriptors anyway.
 
 from __future__ import annotations
 

@@ -61,7 +61,12 @@ def loaded_by(statement: str) -> set[str]:
 def test_loads_no_heavy_module(statement: str) -> None:
     loaded = loaded_by(statement)
     assert "stspec" in loaded
-    assert sorted(loaded.intersection(HEAVY)) == []
+    heavy = sorted(loaded.intersection(HEAVY))
+    assert heavy == [], (
+        f"{statement!r} loads {heavy}: import them where they are used, keep "
+        "typing under TYPE_CHECKING, use stspec._record.NamedTuple for records "
+        "(README: Start-up cost)"
+    )
 
 
 def test_loads_the_writer_on_first_use() -> None:

@@ -82,8 +82,9 @@ def _answers(impls: list[str], data: bytes) -> dict[str, tuple[object, ...]]:
                     data,
                     answer,
                     impl.capabilities,
-                    impl.known_deviations,
-                    impl.valid_ignore,
+                    ignore_rules=impl.known_deviations,
+                    valid_ignore=impl.valid_ignore,
+                    crash_ignore=impl.crash_ignore,
                 )
             except AssertionError:
                 out[spec] = (answer.get("result"), "disagrees")

@@ -42,13 +42,15 @@ _MODULE = (
 # The oracles, the mutator and the conformance package (which imports pytest)
 # stay uninstrumented; only a module-name implementation joins the reference.
 import budget  # noqa: E402
-import matrix_impl  # noqa: E402
 import mutators  # noqa: E402
 import targets  # noqa: E402
 
 from stspec_conformance.adapters import resolve  # noqa: E402
 
 if IMPL.startswith("matrix:"):
+    # Imported only here: a ClusterFuzzLite bundle carries no matrix package.
+    import matrix_impl
+
     TARGET = matrix_impl.MatrixImpl(IMPL.removeprefix("matrix:"))
     DEFAULT_IGNORE = TARGET.known_deviations
 elif _MODULE and IMPL not in _BUILTIN:

@@ -7,6 +7,9 @@ environment ``python -m matrix setup`` built under ``.matrix/NAME``
 what the matrix recorded in ``results/NAME.json`` (``STSPEC_MATRIX_RESULTS``
 moves the folder): the capabilities the implementation declares, and its
 known deviations, the rules of the corpus cases it already fails there.
+Without that file the baseline is measured on the spot: every corpus file
+goes through the implementation and the same oracle, and the cases it fails
+form the baseline (so a fuzzing run reports only what the corpus lacks).
 
 :func:`judge` is the oracle, shared with the finding command: the reference
 decides, and the answer must agree within the declaration.
@@ -38,6 +41,7 @@ from matrix import envs, impls, probe  # noqa: E402
 __all__ = [
     "Answer",
     "MatrixImpl",
+    "crash_deviations",
     "judge",
     "known_deviations",
     "valid_deviations",
@@ -77,13 +81,26 @@ def known_deviations(results: dict[str, Any]) -> frozenset[str]:
     return _failed_rules(results, "n_")
 
 
-def _failed_rules(results: dict[str, Any], prefix: str) -> frozenset[str]:
+def crash_deviations(results: dict[str, Any]) -> frozenset[str]:
+    """Return the rules of the corpus cases the implementation crashed or hung on."""
+    return _failed_rules(results, "", outcomes=("crashed", "hung"))
+
+
+def _manifest_rules() -> dict[str, list[str]]:
     manifest = json.loads((ROOT / "corpus" / "manifest.json").read_text("utf-8"))
-    rules = {case["id"]: case["rules"] for case in manifest["cases"]}
+    return {case["id"]: case["rules"] for case in manifest["cases"]}
+
+
+def _failed_rules(
+    results: dict[str, Any], prefix: str, outcomes: tuple[str, ...] = ()
+) -> frozenset[str]:
+    rules = _manifest_rules()
     failed = [
         cid
         for cid, row in results.get("cases", {}).items()
-        if cid.startswith(prefix) and not row.get("ok")
+        if cid.startswith(prefix)
+        and not row.get("ok")
+        and (not outcomes or row.get("outcome") in outcomes)
     ]
     return frozenset(rule for cid in failed for rule in rules.get(cid, ()))
 
@@ -156,12 +173,14 @@ def valid_features(data: bytes) -> frozenset[str]:
     return frozenset(features)
 
 
-def judge(
+def judge(  # noqa: PLR0913 - the answer, the declaration and three baselines
     data: bytes,
     answer: Answer,
     capabilities: dict[str, Any],
+    *,
     ignore_rules: Collection[str] = (),
     valid_ignore: Collection[str] = (),
+    crash_ignore: Collection[str] = (),
 ) -> None:
     """AssertionError if ``answer`` (a probe answer) disagrees with the reference.
 
@@ -172,13 +191,19 @@ def judge(
     invalid file must be rejected unless it breaks an ignored rule; a
     tolerated file may go either way.  A valid file's rejection is excused
     when its :func:`valid_features` meet ``valid_ignore`` (the rules of the
-    y_ cases the implementation is known to fail).
+    y_ cases the implementation is known to fail); a crash or hang, when the
+    file's rules (or a valid file's features) meet ``crash_ignore``, the rules
+    of the corpus cases it is known to crash on.
     """
     result = answer.get("result")
     errors = stspec.validate(data)
     rules = {error.rule for error in errors}
     verdict = stspec.verdict_of(rules)
     about = f"file {verdict} {sorted(rules)}"
+    if result not in {"accepted", "rejected"} and crash_ignore:
+        seen = rules | (valid_features(data) if verdict == "valid" else set())
+        if seen & set(crash_ignore):
+            return
     assert result in {"accepted", "rejected"}, (
         f"{about}: {result}: {answer.get('error')}"
     )
@@ -250,19 +275,50 @@ class MatrixImpl:
     capabilities: dict[str, Any] = field(init=False)
     known_deviations: frozenset[str] = field(init=False)
     valid_ignore: frozenset[str] = field(init=False)
+    crash_ignore: frozenset[str] = field(init=False)
     _worker: subprocess.Popen[str] | None = field(default=None, init=False)
     _path: Path = field(init=False)
 
     def __post_init__(self) -> None:
         """Read the implementation's pins, declaration and baseline."""
         self.impl = impls.by_name(self.name)
-        results = _results(self.name)
-        self.capabilities = _declared(results)
-        self.known_deviations = known_deviations(results)
-        self.valid_ignore = valid_deviations(results)
         import targets  # noqa: PLC0415 - its scratch folder
 
         self._path = targets.scratch() / f"matrix-{self.name}.safetensors"
+        results = _results(self.name)
+        self.capabilities = _declared(results)
+        if not results.get("cases"):
+            results = self._cached_baseline()
+        self.known_deviations = known_deviations(results)
+        self.valid_ignore = valid_deviations(results)
+        self.crash_ignore = crash_deviations(results)
+
+    def _cached_baseline(self) -> dict[str, Any]:
+        """Measure once per corpus: -fork and -jobs start a process per job."""
+        cache = ROOT / "fuzz" / "work" / "baselines" / f"{self.name}.json"
+        manifest = ROOT / "corpus" / "manifest.json"
+        if cache.exists() and cache.stat().st_mtime >= manifest.stat().st_mtime:
+            cached: dict[str, Any] = json.loads(cache.read_text(encoding="utf-8"))
+            return cached
+        measured = self.measure_baseline()
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(measured, sort_keys=True), encoding="utf-8")
+        return measured
+
+    def measure_baseline(self) -> dict[str, Any]:
+        """Run every committed corpus file through the oracle: the cases it fails."""
+        cases: dict[str, Any] = {}
+        for path in sorted((ROOT / "corpus" / "files").glob("*.safetensors")):
+            data = path.read_bytes()
+            answer = self.answer(data)
+            try:
+                judge(data, answer, self.capabilities)
+            except AssertionError:
+                ok = False
+            else:
+                ok = True
+            cases[path.stem] = {"ok": ok, "outcome": answer.get("result")}
+        return {"cases": cases}
 
     def label(self) -> str:
         """Return a one-line description for logs."""
@@ -278,7 +334,14 @@ class MatrixImpl:
     def check(self, data: bytes, ignore_rules: Collection[str]) -> None:
         """Judge the answer on ``data`` against the reference."""
         answer = self.answer(data)
-        judge(data, answer, self.capabilities, ignore_rules, self.valid_ignore)
+        judge(
+            data,
+            answer,
+            self.capabilities,
+            ignore_rules=ignore_rules,
+            valid_ignore=self.valid_ignore,
+            crash_ignore=self.crash_ignore,
+        )
 
     def _start(self) -> subprocess.Popen[str]:
         env = envs.run_env(self.impl)

@@ -116,6 +116,8 @@ def write_seeds(out: Path, max_len: int, sources: list[Path]) -> dict[str, int]:
             else []
         )
         for path in files:
+            if path.name == "OPEN":  # the list of open findings, not an input
+                continue
             if path.stat().st_size > max_len:
                 counts["too_long"] += 1
                 continue

@@ -6,8 +6,10 @@ import importlib.util
 import json
 import random
 import struct
+import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -326,3 +328,95 @@ def test_judge_excuses_a_valid_rejection_only_by_a_known_feature() -> None:
     matrix_impl.judge(empty, rejected, {}, valid_ignore={"SIZE-OVERFLOW"})
     with pytest.raises(AssertionError, match="rejected"):
         matrix_impl.judge(empty, rejected, {}, valid_ignore={"KEY-UNIQUE"})
+
+
+def test_judge_excuses_a_crash_only_on_a_rule_it_is_known_to_crash_on() -> None:
+    crashed = {"result": "crashed", "error": "exit status 134"}
+    matrix_impl.judge(DUPLICATE, crashed, {}, crash_ignore={"KEY-UNIQUE"})
+    with pytest.raises(AssertionError, match="crashed"):
+        matrix_impl.judge(DUPLICATE, crashed, {}, crash_ignore={"JSON-DEPTH"})
+    with pytest.raises(AssertionError, match="crashed"):
+        matrix_impl.judge(ONE, crashed, {}, crash_ignore={"KEY-UNIQUE"})
+
+
+# Planted bugs and the scaling files ---------------------------------------------------
+
+planted = _load("planted")
+
+
+@pytest.mark.parametrize("name", sorted(planted.PLANTS))
+def test_each_planted_bug_still_applies_to_the_reference(
+    name: str, tmp_path: Path
+) -> None:
+    # A plant whose line has moved would measure nothing: it must still apply,
+    # and the copy must differ from the reference in exactly its edits.
+    root = planted.plant(name, tmp_path)
+    changed = [
+        p.name
+        for p in (root / "stspec").glob("*.py")
+        if p.read_bytes() != (ROOT / "reference" / "stspec" / p.name).read_bytes()
+    ]
+    assert sorted(set(changed)) == sorted({e[0] for e in planted.PLANTS[name].edits})
+
+
+def test_clusterfuzzlite_build_packs_seeds_options_and_dictionaries(
+    tmp_path: Path,
+) -> None:
+    # build.sh with stand-ins for pip3 and compile_python_fuzzer (no Docker):
+    # the names ClusterFuzzLite and OSS-Fuzz look for, seeds within max_len.
+    stubs = tmp_path / "bin"
+    stubs.mkdir()
+    for tool in ("pip3", "compile_python_fuzzer"):
+        (stubs / tool).write_text('#!/bin/sh\necho "$0 $*" >> "$OUT/calls"\n')
+        (stubs / tool).chmod(0o755)
+    (stubs / "python3").symlink_to(sys.executable)
+    src, out, work = tmp_path / "src", tmp_path / "out", tmp_path / "work"
+    for folder in (src, out, work):
+        folder.mkdir()
+    (src / "safetensors-spec").symlink_to(ROOT)
+    env = {
+        "PATH": f"{stubs}:/usr/bin:/bin",
+        "SRC": str(src),
+        "OUT": str(out),
+        "WORK": str(work),
+    }
+    subprocess.run(
+        ["/bin/bash", str(ROOT / ".clusterfuzzlite" / "build.sh")],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    names = sorted(p.name for p in out.iterdir())
+    harnesses = sorted(p.stem for p in FUZZ.glob("fuzz_*.py"))
+    for harness in harnesses:
+        assert f"{harness}.options" in names
+        assert "max_len = 65536" in (out / f"{harness}.options").read_text()
+    assert "fuzz_reader_seed_corpus.zip" in names
+    assert "fuzz_reader.dict" in names
+    assert "fuzz_roundtrip.dict" not in names
+    with zipfile.ZipFile(out / "fuzz_reader_seed_corpus.zip") as seeds_zip:
+        sizes = [info.file_size for info in seeds_zip.infolist()]
+    assert len(sizes) > 300
+    assert max(sizes) <= 65_536
+    calls = (out / "calls").read_text()
+    assert calls.count("compile_python_fuzzer") == len(harnesses)
+    assert "--hidden-import safetensors" in calls
+
+
+def test_oss_fuzz_files_build_with_the_clusterfuzzlite_script() -> None:
+    oss = FUZZ / "oss-fuzz"
+    assert "language: python" in (oss / "project.yaml").read_text()
+    assert "base-builder-python" in (oss / "Dockerfile").read_text()
+    assert ".clusterfuzzlite/build.sh" in (oss / "build.sh").read_text()
+
+
+@pytest.mark.parametrize(
+    ("workflow", "mode"),
+    [("cflite_pr", "code-change"), ("cflite_batch", "batch"), ("cflite_cron", "prune")],
+)
+def test_workflows_run_clusterfuzzlite_in_each_mode(workflow: str, mode: str) -> None:
+    text = (ROOT / ".github" / "workflows" / f"{workflow}.yml").read_text()
+    assert "google/clusterfuzzlite/actions/build_fuzzers@v1" in text
+    assert "language: python" in text
+    assert f"mode: {mode}" in text

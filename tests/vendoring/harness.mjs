@@ -89,7 +89,10 @@ function parseJson(text) {
   }
   function string() {
     let end = ++i;
-    while (text[end] !== '"') end += text[end] === "\\" ? 2 : 1;
+    while (text[end] !== '"') {
+      if (end >= text.length) fail("unterminated string");
+      end += text[end] === "\\" ? 2 : 1;
+    }
     const raw = text.slice(i - 1, end + 1);
     i = end + 1;
     return JSON.parse(raw); // escapes only: no numbers inside

@@ -283,6 +283,12 @@ def _many(member: str, count: int) -> str:
 
 CAPPED = [
     pytest.param(
+        _many('"t{i}":{"dtype":"U8","shape":[999],"data_offsets":[1,1000]}', 150),
+        "LAYOUT-BOUNDS",
+        150,
+        id="past-the-buffer",
+    ),
+    pytest.param(
         '{"__metadata__":' + _many('"k{i}":1', 150) + "}",
         "META-STRING",
         150,

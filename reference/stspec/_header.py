@@ -83,7 +83,8 @@ _PLAIN_MEMBERS: Final = re.compile(
     rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W}){{1,4096}}+'
 )
 # One metadata member whose name and value need no unescaping.
-_PLAIN_PAIR: Final = re.compile(rf"{_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
+# One metadata member whose value is a string (escapes are decoded after).
+_PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ESCAPED_NAME}{_W}(,?){_W}")
 _ARRAY: Final = "Q"
 
 
@@ -747,50 +748,64 @@ def _metadata(state: _Scan, pos: int, *, keep: bool) -> int:  # noqa: C901, PLR0
         return end
     metadata: dict[str, str] = {}
     others: set[str] = set()  # names whose value is not a string
-    report = state.report
-    pair = _PLAIN_PAIR.match if src.shortcuts else None
+    pair = _PAIR.match if src.shortcuts else None
     pos, more = opening(text, pos, "}")
     while more:
         found = pair(text, pos) if pair is not None else None
-        if (
-            found is not None
-            and found.group(1) not in metadata
-            and found.group(1) not in others
-        ):
+        if found is not None:
             key, item, comma = found.groups()
-            metadata[key] = item
-            pos = found.end()
-            if comma:
-                if text[pos : pos + 1] == "}":
-                    raise _trailing_comma(pos)
-                continue
+            if "\\" in key:
+                key = string(src, pos)[1]
+            if key in metadata or key in others:
+                found = None  # the general way reports the repeat
+        if found is None:
+            pos = _metadata_member(state, pos, metadata, others)
+            pos, more = next_member(text, pos, "}")
+            continue
+        check_surrogates(src, key, pos, path)
+        if "\\" in item:
+            item_pos = found.start(2) - 1
+            item = string(src, item_pos)[1]
+            check_surrogates(src, item, item_pos, (METADATA_KEY, key))
+        metadata[key] = item
+        pos = found.end()
+        if not comma:
             if text[pos : pos + 1] != "}":
                 raise syntax(text, pos, "',' or '}'")
             pos += 1
             break
-        key_pos = pos
-        pos, key = member_name(src, pos, path)
-        repeated = key in metadata or key in others
-        if repeated:
-            _duplicate(state, key, key_pos, path)
-        if text[pos : pos + 1] == '"':
-            value_pos = pos
-            pos, item = string(src, pos)
-            check_surrogates(src, item, value_pos, (METADATA_KEY, key))
-            if not repeated:
-                metadata[key] = item
-        else:
-            others.add(key)
-            if not report.full("META-STRING", pos):
-                state.fault(
-                    "META-STRING",
-                    pos,
-                    f"metadata value for {shown(key)} is {kind(text, pos)}, "
-                    "expected a string",
-                    (METADATA_KEY, key),
-                )
-            pos = skip(src, pos, 2, (METADATA_KEY, key))
-        pos, more = next_member(text, pos, "}")
+        if text[pos : pos + 1] == "}":
+            raise _trailing_comma(pos)
     if keep:
         state.header.metadata = metadata
     return pos
+
+
+def _metadata_member(
+    state: _Scan, pos: int, metadata: dict[str, str], others: set[str]
+) -> int:
+    """Judge one metadata member the general way; return the end of its value."""
+    src = state.src
+    text = src.text
+    path = (METADATA_KEY,)
+    key_pos = pos
+    pos, key = member_name(src, pos, path)
+    repeated = key in metadata or key in others
+    if repeated:
+        _duplicate(state, key, key_pos, path)
+    if text[pos : pos + 1] == '"':
+        value_pos = pos
+        pos, item = string(src, pos)
+        check_surrogates(src, item, value_pos, (METADATA_KEY, key))
+        if not repeated:
+            metadata[key] = item
+        return pos
+    others.add(key)
+    if not state.report.full("META-STRING", pos):
+        state.fault(
+            "META-STRING",
+            pos,
+            f"metadata value for {shown(key)} is {kind(text, pos)}, expected a string",
+            (METADATA_KEY, key),
+        )
+    return skip(src, pos, 2, (METADATA_KEY, key))

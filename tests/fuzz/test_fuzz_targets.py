@@ -207,6 +207,9 @@ class _Match:
     def end(self, index: int = 0) -> int:
         return int(self._found.end(index))
 
+    def span(self, index: int = 0) -> tuple[int, int]:
+        return self.start(index), self.end(index)
+
 
 @pytest.mark.parametrize("error", [RecursionError, MemoryError, IndexError])
 def test_reader_oracle_lets_a_crash_escape(

@@ -11,8 +11,14 @@ if TYPE_CHECKING:
     from stspec._report import Report
 
 
-def check_layout(  # noqa: C901 - one pass, three rules
-    header: Header, text: str, report: Report, data_start: int, buffer_length: int
+def check_layout(  # noqa: PLR0913 - the header, where it is, and what is wanted
+    header: Header,
+    text: str,
+    report: Report,
+    data_start: int,
+    buffer_length: int,
+    *,
+    first_only: bool,
 ) -> None:
     """Check that the entries tile ``[0, buffer_length)`` exactly.
 
@@ -21,6 +27,8 @@ def check_layout(  # noqa: C901 - one pass, three rules
     reported once, as LAYOUT-BOUNDS, and left out of the tiling; the trailing
     check is then skipped, since the buffer's real end is not where the header
     says it is.  Facts about the buffer sort after every header position.
+    With ``first_only`` the check stops at the first hole or overlap: in
+    (begin, end) order every later one lies further into the buffer.
     """
     _, _, offsets, _, _ = header.table.columns
     begins = offsets[::2]
@@ -34,20 +42,11 @@ def check_layout(  # noqa: C901 - one pass, three rules
     names = list(header.table)
     # Buffer facts get keys past every character position of the header.
     past = len(text) - data_start
-    inside: list[tuple[int, int, int]] = []
-    for position, (begin, end) in enumerate(zip(begins, ends, strict=True)):
-        if end > buffer_length:
-            at = text.rfind("[", 0, header.where[position])
-            if not report.full("LAYOUT-BOUNDS", at):
-                report.add(
-                    "LAYOUT-BOUNDS",
-                    at,
-                    f"tensor {shown(names[position])} ends at {end}, past the "
-                    f"{buffer_length}-byte buffer",
-                    (names[position], "data_offsets"),
-                )
-        else:
-            inside.append((begin, end, position))
+    if max(ends, default=0) <= buffer_length:
+        # Nothing ends past the buffer (the usual case): no loop to sort it out.
+        inside = list(zip(begins, ends, range(len(ends)), strict=True))
+    else:
+        inside = _bounds(header, text, report, names, buffer_length)
     inside.sort()
     cursor = 0
     for begin, end, position in inside:
@@ -73,6 +72,11 @@ def check_layout(  # noqa: C901 - one pass, three rules
                     (names[position], "data_offsets"),
                     data_start + begin,
                 )
+        else:
+            cursor = max(cursor, end)
+            continue
+        if first_only:
+            return
         cursor = max(cursor, end)
     if cursor < buffer_length and len(inside) == len(begins):
         report.add(
@@ -83,3 +87,27 @@ def check_layout(  # noqa: C901 - one pass, three rules
             (),
             data_start + cursor,
         )
+
+
+def _bounds(
+    header: Header, text: str, report: Report, names: list[str], buffer_length: int
+) -> list[tuple[int, int, int]]:
+    """Report the tensors that end past the buffer; return the others."""
+    _, _, offsets, _, _ = header.table.columns
+    inside: list[tuple[int, int, int]] = []
+    for position, (begin, end) in enumerate(
+        zip(offsets[::2], offsets[1::2], strict=True)
+    ):
+        if end <= buffer_length:
+            inside.append((begin, end, position))
+            continue
+        at = text.rfind("[", 0, header.where[position])
+        if not report.full("LAYOUT-BOUNDS", at):
+            report.add(
+                "LAYOUT-BOUNDS",
+                at,
+                f"tensor {shown(names[position])} ends at {end}, past the "
+                f"{buffer_length}-byte buffer",
+                (names[position], "data_offsets"),
+            )
+    return inside

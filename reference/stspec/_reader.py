@@ -383,7 +383,14 @@ def _check(
     _check_tail(text, header.end, report)
     # 4. the byte buffer, judged when the entries make it meaningful
     if header.layout_ready and header.names_unique:
-        check_layout(header, text, report, data_start, len(buffer) - data_start)
+        check_layout(
+            header,
+            text,
+            report,
+            data_start,
+            len(buffer) - data_start,
+            first_only=first_only,
+        )
     if report:
         return None, to_offset
     return _Valid(header_length, header.metadata, header.table), to_offset

@@ -120,6 +120,7 @@ class _Scan:
         "header",
         "in_entry",
         "others",
+        "past_buffer",
         "report",
         "src",
     )
@@ -130,6 +131,8 @@ class _Scan:
         self.src = src
         self.report = report
         self.buffer_length = buffer_length
+        # Some tensor seen so far ends past the buffer (see _settles).
+        self.past_buffer = False
         self.first_only = first_only
         self.header = Header()
         # Inside an entry some findings are made only at its end.
@@ -268,8 +271,11 @@ def _settles(state: _Scan) -> bool:
     stops the parse later would void the structural findings, so the syntax
     of the rest is still checked.
     """
+    if state.past_buffer:
+        return False  # it stays so: asked after every member, answered once
     _, _, offsets, _, _ = state.header.table.columns
-    return max(offsets[1::2], default=0) <= state.buffer_length
+    state.past_buffer = max(offsets[1::2], default=0) > state.buffer_length
+    return not state.past_buffer
 
 
 def _rest(state: _Scan, pos: int) -> int:

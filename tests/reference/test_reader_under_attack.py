@@ -7,6 +7,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
+from array import array
 from typing import TYPE_CHECKING
 
 import pytest
@@ -633,3 +634,28 @@ def test_read_raises_what_validate_lists_first(header: str) -> None:
     with pytest.raises(stspec.SafetensorsError) as caught:
         stspec.read(data)
     assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)
+
+
+def test_read_looks_for_tensors_past_the_buffer_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # After a tensor that ends past the buffer, read() cannot settle early;
+    # asking again after every later faulty entry made it quadratic.
+    from stspec import _header  # noqa: PLC0415 - the module whose max is counted
+
+    calls = []
+
+    def counting_max(*args: object, **kwargs: object) -> object:
+        if isinstance(args[0], array):  # over all the ends seen so far
+            calls.append(1)
+        return max(*args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(_header, "max", counting_max, raising=False)
+    members = ['"a":{"dtype":"U8","shape":[9],"data_offsets":[0,9]}'] + [
+        f'"t{i}":{{"dtype":"X","shape":[0],"data_offsets":[0,0]}}' for i in range(500)
+    ]
+    data = file_of("{" + ",".join(members) + "}", b"x")
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert caught.value.rule == "LAYOUT-BOUNDS"
+    assert len(calls) <= 3

@@ -4,20 +4,23 @@ A segfaulting extension would take the pytest run down with it, and a load
 stuck in native code never sees Python's ``SIGALRM``.  So by default an
 in-process adapter runs in a fork server: a small process
 (``python -m stspec_conformance._isolation``) that imports the adapter once
-and forks a fresh child per load or save.  The child:
+and forks a worker that serves loads and saves.  For each request the worker:
 
-* runs under ``RLIMIT_CPU`` (the file's CPU allowance: a spinning reader is
-  killed and reported ``hung``) and ``RLIMIT_DATA`` (its own size plus the
-  file's memory allowance: an allocation sized from a hostile claim fails
-  and is reported ``resource``; read-only mmaps of the file are free);
-* reports its peak resident memory above its start (``peak_memory``);
-* writes its answer to a pipe; stdout and stderr go to a file whose tail
-  explains a crash (``faulthandler`` prints the Python stack on a signal).
+* runs under ``RLIMIT_CPU`` (the file's CPU allowance from now: a spinning
+  reader is killed and reported ``hung``) and ``RLIMIT_DATA`` (its size now
+  plus the file's memory allowance: an allocation sized from a hostile claim
+  fails and is reported ``resource``; read-only mmaps of the file are free);
+* reports its peak resident memory above its start for files above 1 MiB
+  (``peak_memory``);
+* answers on a pipe; stdout and stderr go to a file whose tail explains a
+  crash (``faulthandler`` prints the Python stack on a signal).
 
-The server kills a child that neither answers nor uses CPU by the wall-clock
-backstop.  A child killed by a signal is ``crashed`` with that signal; the
-server itself stays up.  ``--in-process`` skips all of this (for a debugger).
-Fork is POSIX-only; elsewhere the suite runs adapters in its own process.
+The server kills a worker that neither answers nor uses CPU by the wall-clock
+backstop.  A worker killed by a signal is ``crashed`` with that signal; after
+a crash, a hang or a memory failure the next request gets a freshly forked
+worker, and the server itself stays up.  ``--in-process`` skips all of this
+(for a debugger).  Fork is POSIX-only; elsewhere the suite runs adapters in
+its own process.
 """
 
 from __future__ import annotations
@@ -26,9 +29,9 @@ import atexit
 import contextlib
 import faulthandler
 import gc
+import math
 import os
 import pickle
-import resource
 import select
 import signal
 import struct
@@ -61,6 +64,9 @@ _HEADER: Final = struct.Struct("<Q")
 # The server answers within the wall-clock backstop; this margin covers the
 # fork, the pickling and a machine under load.
 _MARGIN_SECONDS: Final = 60.0
+# Peak resident memory is measured for files above this size; smaller files
+# are judged by RLIMIT_DATA alone (resetting the peak mark costs a page walk).
+_MEASURE_ABOVE: Final = 1024 * 1024
 
 
 def available() -> bool:
@@ -196,33 +202,85 @@ def _status_kib(field: str) -> int | None:
     return None
 
 
-def _child(call: Callable[[], Outcome], allowance: Allowance, answer_fd: int) -> None:
-    """In the forked child: limit, run, measure, answer; never returns."""
+def _limit(allowance: Allowance) -> tuple[int | None, Callable[[], None]]:
+    """Set this request's CPU and data limits; return the RSS mark and a reset."""
+    import resource  # noqa: PLC0415 - POSIX only, like fork
+
+    cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    data_hard = resource.getrlimit(resource.RLIMIT_DATA)[1]
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    # RLIMIT_CPU counts the worker's whole life: the allowance starts now.
+    cpu = math.ceil(usage.ru_utime + usage.ru_stime + allowance.cpu_rlimit())
+    with contextlib.suppress(ValueError, OSError):
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu_hard))
+    data_kib = _status_kib("VmData")
+    if data_kib is not None:
+        with contextlib.suppress(ValueError, OSError):
+            limit = data_kib * 1024 + allowance.memory
+            resource.setrlimit(resource.RLIMIT_DATA, (limit, data_hard))
+    rss_before = None
+    if allowance.length > _MEASURE_ABOVE:  # clearing the mark costs milliseconds
+        with (
+            contextlib.suppress(OSError),
+            open("/proc/self/clear_refs", "w", encoding="ascii") as refs,
+        ):
+            refs.write("5")
+            rss_before = _status_kib("VmRSS")
+
+    def reset() -> None:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_hard, cpu_hard))
+            resource.setrlimit(resource.RLIMIT_DATA, (data_hard, data_hard))
+
+    return rss_before, reset
+
+
+def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
+    """In the worker: run one request under its limits and measure it."""
+    if request[0] == "load":
+        _, path, allowance = request
+
+        def call() -> Outcome:
+            return adapter.attempt_load(path, timeout=0)
+
+    else:
+        _, path, tensors, metadata, allowance = request
+
+        def call() -> Outcome:
+            return adapter.attempt_save(path, tensors, metadata, timeout=0)
+
+    rss_before, reset = _limit(allowance)
+    try:
+        outcome = call()
+    finally:
+        reset()
+    high = _status_kib("VmHWM")
+    if rss_before is not None and high is not None:
+        outcome.peak_memory = max(0, high - rss_before) * 1024
+    outcome.memory_allowance = allowance.memory
+    if outcome.exception == "MemoryError":
+        outcome.status = "resource"
+        outcome.message = (
+            f"an allocation failed under the memory allowance "
+            f"({allowance.describe()}): {outcome.message}"
+        )
+    return outcome
+
+
+def _work(adapter: InProcessAdapter, requests_fd: int, answers_fd: int) -> None:
+    """The worker's loop (a forked child); never returns."""
     status = 70
     try:
-        data_kib = _status_kib("VmData")
-        with contextlib.suppress(ValueError, OSError):
-            cpu = allowance.cpu_rlimit()
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 2))
-        if data_kib is not None:
-            limit = data_kib * 1024 + allowance.memory
-            with contextlib.suppress(ValueError, OSError):
-                resource.setrlimit(resource.RLIMIT_DATA, (limit, limit))
-        # A forked child's peak resident mark starts at its size at the fork.
-        rss_before = _status_kib("VmRSS")
-        outcome = call()
-        high = _status_kib("VmHWM")
-        if rss_before is not None and high is not None:
-            outcome.peak_memory = max(0, high - rss_before) * 1024
-        outcome.memory_allowance = allowance.memory
-        if outcome.exception == "MemoryError":
-            outcome.status = "resource"
-            outcome.message = (
-                f"an allocation failed under the memory allowance "
-                f"({allowance.describe()}): {outcome.message}"
-            )
-        with os.fdopen(answer_fd, "wb") as answer:
-            pickle.dump(outcome, answer, protocol=pickle.HIGHEST_PROTOCOL)
+        with (
+            os.fdopen(requests_fd, "rb") as requests,
+            os.fdopen(answers_fd, "wb") as answers,
+        ):
+            while True:
+                try:
+                    request = _receive(requests)
+                except EOFError:
+                    break
+                _send(answers, _one(adapter, request))
         status = 0
     finally:
         with contextlib.suppress(Exception):
@@ -230,48 +288,87 @@ def _child(call: Callable[[], Outcome], allowance: Allowance, answer_fd: int) ->
         os._exit(status)
 
 
-def _wait(pid: int, answer_fd: int, wall: float) -> tuple[bytes, int, float, bool]:
-    """Read the child's answer and reap it; kill it at the wall-clock backstop."""
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + wall
-    killed = False
-    while True:
+def _read_frame(fd: int, deadline: float) -> bytes | bool:
+    """One length-prefixed frame from ``fd``; False on EOF, True at the deadline."""
+    data = b""
+    need = _HEADER.size
+    size: int | None = None
+    while len(data) < need:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-            killed = True
-            break
-        ready, _, _ = select.select([answer_fd], [], [], remaining)
+            return True
+        ready, _, _ = select.select([fd], [], [], remaining)
         if not ready:
             continue
-        chunk = os.read(answer_fd, 1 << 20)
+        chunk = os.read(fd, min(need - len(data), 1 << 20))
         if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(answer_fd)
-    _, status, usage = os.wait4(pid, 0)
-    return b"".join(chunks), status, usage.ru_utime + usage.ru_stime, killed
+            return False
+        data += chunk
+        if size is None and len(data) >= _HEADER.size:
+            (size,) = _HEADER.unpack(data[: _HEADER.size])
+            need = _HEADER.size + size
+    return data[_HEADER.size :]
 
 
-def _run_forked(call: Callable[[], Outcome], allowance: Allowance, log: int) -> Outcome:
-    os.ftruncate(log, 0)
-    os.lseek(log, 0, os.SEEK_SET)
-    read_end, write_end = os.pipe()
-    started = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:  # the child
-        os.close(read_end)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        faulthandler.enable(file=sys.stderr)
-        _child(call, allowance, write_end)
-    os.close(write_end)
-    data, status, cpu, killed = _wait(pid, read_end, allowance.wall_seconds)
-    seconds = time.perf_counter() - started
-    outcome = _judge(data, status, cpu, killed=killed, allowance=allowance, log=log)
-    outcome.seconds, outcome.cpu_seconds = seconds, cpu
-    return outcome
+class _Worker:
+    """A forked child serving requests until one goes wrong (then replaced).
+
+    Forking once per worker instead of once per load keeps the suite's cost
+    close to an in-process run; a crash, a hang or a memory failure ends the
+    worker, so the next request gets a fresh one.
+    """
+
+    def __init__(self, adapter: InProcessAdapter, log: int) -> None:
+        requests_read, requests_write = os.pipe()
+        answers_read, answers_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the worker
+            os.close(requests_write)
+            os.close(answers_read)
+            os.dup2(log, 1)
+            os.dup2(log, 2)
+            faulthandler.enable(file=sys.stderr)
+            _work(adapter, requests_read, answers_write)
+        os.close(requests_read)
+        os.close(answers_write)
+        self.pid = pid
+        self.ended = False
+        self.requests = os.fdopen(requests_write, "wb")
+        self.answers = answers_read
+        self.log = log
+
+    def run(self, request: tuple[Any, ...], allowance: Allowance) -> Outcome:
+        """Run one request; a worker that gives no answer is judged and ended."""
+        timed_out = False
+        try:
+            _send(self.requests, request)
+        except OSError:
+            frame: bytes | bool = False
+        else:
+            deadline = time.monotonic() + allowance.wall_seconds
+            frame = _read_frame(self.answers, deadline)
+        if isinstance(frame, bytes):
+            outcome: Outcome = pickle.loads(frame)  # noqa: S301 - our own worker
+            return outcome
+        timed_out = frame
+        status, cpu = self.end(kill=timed_out)
+        return _judge(
+            b"", status, cpu, killed=timed_out, allowance=allowance, log=self.log
+        )
+
+    def end(self, *, kill: bool = True) -> tuple[int, float]:
+        """End and reap the worker: its wait status and its CPU seconds."""
+        if self.ended:
+            return 0, 0.0
+        self.ended = True
+        with contextlib.suppress(OSError):
+            self.requests.close()
+        if kill:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.pid, signal.SIGKILL)
+        _, status, usage = os.wait4(self.pid, 0)
+        os.close(self.answers)
+        return status, usage.ru_utime + usage.ru_stime
 
 
 def _judge(
@@ -318,21 +415,29 @@ def _judge(
     )
 
 
-def _handle(adapter: InProcessAdapter, request: tuple[Any, ...], log: int) -> Outcome:
-    kind = request[0]
-    if kind == "load":
-        _, path, allowance = request
+# Outcomes after which a worker is not trusted with another request.
+_FRESH_AFTER: Final = frozenset({"crashed", "hung", "resource"})
 
-        def call() -> Outcome:
-            return adapter.attempt_load(path, timeout=0)
 
-    else:
-        _, path, tensors, metadata, allowance = request
-
-        def call() -> Outcome:
-            return adapter.attempt_save(path, tensors, metadata, timeout=0)
-
-    return _run_forked(call, allowance, log)
+def _handle(
+    adapter: InProcessAdapter,
+    worker: _Worker | None,
+    request: tuple[Any, ...],
+    log: int,
+) -> tuple[Outcome, _Worker | None]:
+    """Run a request in the worker (forked when needed); say which to keep."""
+    allowance: Allowance = request[-1]
+    os.ftruncate(log, 0)
+    os.lseek(log, 0, os.SEEK_SET)  # the worker's output offset is shared
+    if worker is None:
+        worker = _Worker(adapter, log)
+    started = time.perf_counter()
+    outcome = worker.run(request, allowance)
+    outcome.seconds = time.perf_counter() - started
+    if outcome.status in _FRESH_AFTER:
+        worker.end()
+        return outcome, None
+    return outcome, worker
 
 
 def _warm_up(adapter: InProcessAdapter) -> None:
@@ -350,7 +455,7 @@ def _warm_up(adapter: InProcessAdapter) -> None:
 
 
 def serve(spec: str) -> int:
-    """The server loop: resolve ``spec`` once, then one fork per request."""
+    """The server loop: resolve ``spec`` once, then serve through workers."""
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     # Adapters that print must not corrupt the answers on stdout.
     sys.stdout = sys.stderr
@@ -376,14 +481,18 @@ def serve(spec: str) -> int:
     # Objects alive now are never collected: the children's collector then
     # leaves their pages shared instead of copying them on every fork.
     gc.freeze()
+    worker: _Worker | None = None
     with tempfile.TemporaryFile() as log_file:
         log = log_file.fileno()
         while True:
             try:
                 request = _receive(stdin)
             except EOFError:
+                if worker is not None:
+                    worker.end(kill=False)
                 return 0
-            _send(stdout, ("outcome", _handle(adapter, request, log)))
+            outcome, worker = _handle(adapter, worker, request, log)
+            _send(stdout, ("outcome", outcome))
 
 
 if __name__ == "__main__":

@@ -194,7 +194,7 @@ def test_crashes_hangs_and_tracebacks_are_outcomes(tmp_path: Path) -> None:
             "or n_prefix_file_empty or n_prefix_file_1_byte or n_prefix_n_zero"
         ),
         "--case-timeout=1",
-        "--wall-timeout=10",  # the spinning reader needs 2 s of CPU first
+        "--wall-timeout=20",  # the spinning reader needs 2 s of CPU first
         tmp_path=tmp_path,
     )
     killed = run.test("test_must_accept[y_prefix_smallest_file]")

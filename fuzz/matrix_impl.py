@@ -218,6 +218,8 @@ def judge(  # noqa: PLR0913 - the answer, the declaration and three baselines
         return
     assert result == "accepted", f"{about}: rejected: {answer.get('error')}"
     problems = _differences(data, answer, capabilities)
+    if problems and valid_features(data) & set(valid_ignore):
+        return
     assert not problems, f"{about}: {'; '.join(problems)}"
 
 
@@ -277,6 +279,7 @@ class MatrixImpl:
     valid_ignore: frozenset[str] = field(init=False)
     crash_ignore: frozenset[str] = field(init=False)
     _worker: subprocess.Popen[str] | None = field(default=None, init=False)
+    _worker_declared: dict[str, Any] = field(default_factory=dict, init=False)
     _path: Path = field(init=False)
 
     def __post_init__(self) -> None:
@@ -286,12 +289,38 @@ class MatrixImpl:
 
         self._path = targets.scratch() / f"matrix-{self.name}.safetensors"
         results = _results(self.name)
-        self.capabilities = _declared(results)
+        self.capabilities = _declared(results) or self._declaration()
         if not results.get("cases"):
             results = self._cached_baseline()
         self.known_deviations = known_deviations(results)
         self.valid_ignore = valid_deviations(results)
         self.crash_ignore = crash_deviations(results)
+
+    def _declaration(self) -> dict[str, Any]:
+        """Ask the wrapper (its CAPABILITIES, or a program's --describe)."""
+        if self.impl.kind == "cmd":
+            program = ROOT / "matrix" / "wrappers" / self.impl.wrapper
+            argv = (  # as matrix.probe.probe_cmd calls it
+                ["node", str(program)]
+                if self.impl.wrapper.endswith(".mjs")
+                else [str(envs.env_dir(self.name) / "bin" / self.impl.wrapper)]
+            )
+            done = subprocess.run(  # noqa: S603
+                [*argv, "--describe"],
+                capture_output=True,
+                text=True,
+                env=envs.run_env(self.impl),
+                timeout=60,
+                check=False,
+            )
+            try:
+                described: dict[str, Any] = json.loads(done.stdout)["capabilities"]
+            except (ValueError, KeyError, TypeError):
+                return {}
+            return described
+        if self._worker is None or self._worker.poll() is not None:
+            self._worker = self._start()
+        return self._worker_declared
 
     def _cached_baseline(self) -> dict[str, Any]:
         """Measure once per corpus: -fork and -jobs start a process per job."""
@@ -348,9 +377,9 @@ class MatrixImpl:
         wrappers = ROOT / "matrix" / "wrappers"
         env["PYTHONPATH"] += os.pathsep + str(wrappers)
         wrapper = wrappers / (self.impl.probe or self.impl.wrapper)
-        worker = Path(__file__).parent / "matrix_worker.py"
-        return subprocess.Popen(  # noqa: S603
-            [str(envs.python_of(self.name)), str(worker), str(wrapper)],
+        script = Path(__file__).parent / "matrix_worker.py"
+        worker = subprocess.Popen(  # noqa: S603
+            [str(envs.python_of(self.name)), str(script), str(wrapper)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -359,6 +388,13 @@ class MatrixImpl:
             cwd=ROOT,
             preexec_fn=probe._limit(self.impl.memory_limit_mib),  # noqa: PLW1509, SLF001
         )  # fmt: skip
+        assert worker.stdout is not None
+        first = worker.stdout.readline()  # the wrapper's CAPABILITIES
+        try:
+            self._worker_declared = dict(json.loads(first)["capabilities"])
+        except (ValueError, KeyError, TypeError):
+            self._worker_declared = {}
+        return worker
 
     def _ask(self, path: str) -> Answer:
         if self._worker is None or self._worker.poll() is not None:

@@ -3,8 +3,9 @@
     python fuzz/matrix_worker.py WRAPPER.py     (inside the implementation's env,
                                                  with matrix/wrappers on PYTHONPATH)
 
-The answers are those of ``matrix/wrappers/_probe.py`` (accepted with tensors
-as [dtype, shape, sha256 or null], rejected, crashed, hung); one long-lived
+The first line is the wrapper's ``CAPABILITIES``; then each answer is what
+``matrix/wrappers/_probe.py`` gives (accepted with tensors as [dtype, shape,
+sha256 or null], rejected, crashed, hung); one long-lived
 process answers thousands of inputs a second instead of starting Python, numpy
 or torch for each.  If the process dies, the caller counts a crash for the
 input it was given and starts another.
@@ -17,8 +18,11 @@ import _probe  # type: ignore[import-not-found]  # matrix/wrappers, on PYTHONPAT
 
 
 def main(argv: list[str]) -> None:
-    """Answer every path read from stdin until it closes."""
+    """Announce the wrapper's CAPABILITIES, then answer every path on stdin."""
     module = _probe._wrapper(argv[0])  # noqa: SLF001 - the probe's own loader
+    declared = getattr(module, "CAPABILITIES", {})
+    sys.stdout.write(json.dumps({"capabilities": dict(declared)}, default=str) + "\n")
+    sys.stdout.flush()
     for line in sys.stdin:
         answer = _probe.probe(module, line.rstrip("\n"))
         sys.stdout.write(json.dumps(answer, default=str) + "\n")

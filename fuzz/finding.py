@@ -183,12 +183,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.harness == "differential" and not args.impl:
         parser.error("--harness differential needs at least one --impl")
     data = args.crash.read_bytes()
-    wanted = signature(args.harness, data, args.impl)
+    impls = args.impl
+    if args.harness == "differential":
+        # Reduce against the implementations that disagree: each candidate
+        # costs one call per implementation, and the others need not agree.
+        impls = [n for n, a in _answers(args.impl, data).items() if "disagrees" in a]
+    wanted = signature(args.harness, data, impls)
     if wanted is None:
         print(f"{args.crash}: no failure to reproduce", file=sys.stderr)
         return 1
     reduced = reduce.reduce(
-        data, lambda d: signature(args.harness, d, args.impl) == wanted, args.budget
+        data, lambda d: signature(args.harness, d, impls) == wanted, args.budget
     ).data
     verdict, rules = classify(reduced)
     disagreed = []

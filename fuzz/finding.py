@@ -157,11 +157,16 @@ def _append_case(
     text = FOUND.read_text(encoding="utf-8")
     if f'"{case_id}"' in text:
         raise SystemExit(f"{case_id} is already in {FOUND}")
+
+    def literal(value: str) -> str:
+        return json.dumps(value)  # a valid Python string literal too
+
+    names = "".join(f"{literal(rule)}, " for rule in rules).rstrip(" ")
     entry = (
-        f"    Found(\n        {case_id!r},\n        {tuple(rules)!r},\n"
-        f"        {data.hex()!r},\n"
-        f"        {description!r},\n        {ref!r},\n    ),\n"
-    ).replace("'", '"')
+        f"    Found(\n        {literal(case_id)},\n        ({names}),\n"
+        f"        {literal(data.hex())},\n        {literal(description)},\n"
+        f"        {literal(ref)},\n    ),\n"
+    )
     if END_MARKER not in text:
         raise SystemExit(f"{FOUND} lacks its end marker")
     FOUND.write_text(text.replace(END_MARKER, entry + END_MARKER), encoding="utf-8")
@@ -176,7 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--impl", action="append", default=[])
     parser.add_argument("--name", help="slug for the files (lowercase, _)")
-    parser.add_argument("--description", help="what the case shows (reviewed)")
+    parser.add_argument(
+        "--description", help="what the case shows, in at most 80 characters"
+    )
     parser.add_argument("--budget", type=int, default=3000, help="reduction tries")
     parser.add_argument("--write", action="store_true")
     args = parser.parse_args(argv)

@@ -411,7 +411,10 @@ class MatrixImpl:
         line = worker.stdout.readline() if ready else ""
         if not line:
             return self._died(worker)
-        answer: Answer = json.loads(line)
+        try:
+            answer: Answer = json.loads(line)
+        except (ValueError, RecursionError):
+            return {"result": "invalid-output", "error": line[:200]}
         return answer
 
     def _died(self, worker: subprocess.Popen[str]) -> Answer:

@@ -17,6 +17,12 @@ import sys
 import _probe  # type: ignore[import-not-found]  # matrix/wrappers, on PYTHONPATH
 
 
+def _strings(metadata: object) -> bool:
+    return isinstance(metadata, dict) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()
+    )
+
+
 def main(argv: list[str]) -> None:
     """Announce the wrapper's CAPABILITIES, then answer every path on stdin."""
     module = _probe._wrapper(argv[0])  # noqa: SLF001 - the probe's own loader
@@ -25,6 +31,11 @@ def main(argv: list[str]) -> None:
     sys.stdout.flush()
     for line in sys.stdin:
         answer = _probe.probe(module, line.rstrip("\n"))
+        metadata = answer.get("metadata")
+        if metadata is not None and not _strings(metadata):
+            # Some readers hand back parsed JSON (nested as deep as the file):
+            # keep it comparable, and decodable by the caller.
+            answer["metadata"] = {"(not a str -> str mapping)": repr(metadata)[:300]}
         sys.stdout.write(json.dumps(answer, default=str) + "\n")
         sys.stdout.flush()
 

@@ -423,3 +423,23 @@ def test_workflows_run_clusterfuzzlite_in_each_mode(workflow: str, mode: str) ->
     assert "google/clusterfuzzlite/actions/build_fuzzers@v1" in text
     assert "language: python" in text
     assert f"mode: {mode}" in text
+
+
+@pytest.mark.parametrize("harness", ["fuzz_reader", "fuzz_differential"])
+def test_harness_instruments_the_reference_and_json(
+    harness: str, tmp_path: Path
+) -> None:
+    # fuzz_differential once imported the conformance package (which imports
+    # stspec and json) before its instrumentation block and ran blind.
+    pytest.importorskip("atheris")
+    (tmp_path / "seed").write_bytes(ONE)
+    done = subprocess.run(
+        [sys.executable, str(FUZZ / f"{harness}.py"), "-runs=0", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "INFO: Instrumenting stspec\n" in done.stderr
+    assert "INFO: Instrumenting json\n" in done.stderr

@@ -24,6 +24,7 @@ from stspec._json import (
     check_surrogates,
     kind,
     member_name,
+    nests,
     next_member,
     opening,
     skip,
@@ -481,9 +482,14 @@ def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
             pos = skip(src, pos, 2, path)
         elif key in FIELDS:
             seen.add(key)
-            elements = None if key == "dtype" else array(_ARRAY)
-            end, item = value(src, pos, 2, path, elements=elements)
-            fields[key] = (pos, item, elements)
+            plain = _plain_field(text, pos, key) if src.shortcuts else None
+            if plain is not None:
+                end, item = plain
+                fields[key] = (pos, item, None)
+            else:
+                elements = None if key == "dtype" else array(_ARRAY)
+                end, item = value(src, pos, 2, path, elements=elements)
+                fields[key] = (pos, item, elements)
             pos = end
         else:
             seen.add(key)
@@ -537,6 +543,30 @@ def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
     return pos
 
 
+def _plain_field(text: str, pos: int, key: str) -> tuple[int, object] | None:
+    """Read a field value that can hold no fault of its own, or return None.
+
+    A dtype without escapes, or an array of integers none of which exceeds
+    2^64-1 (two for data_offsets): the faults left (a wrong dtype, a size)
+    need no element positions.
+    """
+    if key == "dtype":
+        found = _PLAIN_STRING.match(text, pos)
+        return None if found is None else (found.end(), found.group(1))
+    found = _INT_ARRAY.match(text, pos) if nests(3) else None
+    if found is None or _OVER_U64.search(text, *found.span(1)):
+        return None
+    tokens = found.group(1)
+    numbers = list(map(int, tokens.split(","))) if tokens else []
+    if key == "data_offsets" and len(numbers) != 2:
+        return None
+    return found.end(), numbers
+
+
+_PLAIN_STRING: Final = re.compile(_NAME)
+_INT_ARRAY: Final = re.compile(rf"\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\]")
+
+
 def _plain_members(state: _Scan, seen: set[str], pos: int) -> int:
     """Count a run of plain unknown members at ``pos``.
 
@@ -583,11 +613,13 @@ def _integers(
             msg = f"data_offsets is {what}, expected an array of two integers"
         state.fault(rule, pos, msg, path)
         return None
-    assert elements is not None  # noqa: S101 - recorded for every array field
     good = True
     for position, element in enumerate(item):
         if type(element) is int and element <= U64_MAX:
             continue
+        # Positions are recorded for every array that may hold such an
+        # element (_plain_field takes only arrays that cannot).
+        assert elements is not None  # noqa: S101
         good = False
         at = elements[position]
         if type(element) is int:

@@ -195,6 +195,11 @@ def scalar(src: Text, pos: int) -> tuple[int, object]:
     return match.end(), Number(token)
 
 
+def nests(levels: int) -> bool:
+    """Whether containers may nest ``levels`` deep (the bound of JSON-DEPTH)."""
+    return levels <= MAX_DEPTH
+
+
 def too_deep(pos: int) -> JsonStop:
     """Build the JSON-DEPTH fault for a container opened at ``pos``."""
     return JsonStop("JSON-DEPTH", pos, f"nesting exceeds {MAX_DEPTH} levels")

@@ -12,7 +12,12 @@ Every key is optional; the defaults describe a full reader without a writer:
     it has a writer (a command's ``--write``; for a Python adapter this is
     the presence of ``save`` and the key may only confirm it);
 ``write_dtypes``
-    the dtype names the writer supports (default: all 22).
+    the dtype names the writer supports (default: all 22);
+``canonical``
+    the writer claims the "canonical writer" class (SPEC.md 1.5): it always
+    writes the canonical form, so the tests comparing its bytes with the
+    canonical form apply (default false: ``WRITE-CANONICAL`` is only a SHOULD
+    for other writers).
 
 A Python adapter declares them as a module attribute ``CAPABILITIES = {...}``
 (older adapters: ``SAVE_DTYPES``); a command in its ``--describe`` answer
@@ -49,6 +54,7 @@ KEYS: Final = (
     "metadata_presence",
     "write",
     "write_dtypes",
+    "canonical",
 )
 
 
@@ -65,6 +71,7 @@ class Capabilities:
     metadata_presence: bool = True
     write: bool = False
     write_dtypes: frozenset[str] = field(default=ALL_DTYPES)
+    canonical: bool = False
 
     def reads(self, *dtypes: str) -> bool:
         """Whether the reader supports every one of ``dtypes``."""
@@ -84,6 +91,7 @@ class Capabilities:
             parts.append("absent __metadata__ = {}")
         if self.write:
             parts.append(_dtypes_phrase("writes", self.write_dtypes))
+            parts.append("canonical writer" if self.canonical else "not canonical")
         else:
             parts.append("no writer")
         return "; ".join(parts)
@@ -96,6 +104,7 @@ class Capabilities:
             "metadata_presence": self.metadata_presence,
             "write": self.write,
             "write_dtypes": _ordered(self.write_dtypes),
+            "canonical": self.canonical,
         }
 
 
@@ -175,11 +184,17 @@ def from_mapping(
             msg = f"{source}: write_dtypes given, but there is no writer"
             raise CapabilityError(msg)
         write_dtypes = _dtype_set(declared["write_dtypes"], f"{source}['write_dtypes']")
+    canonical = _flag(declared.get("canonical", False), f"{source}['canonical']")
+    if canonical and not write:
+        msg = f"{source}: canonical is true, but there is no writer"
+        raise CapabilityError(msg)
     header_only = _flag(declared.get("header_only", False), f"{source}['header_only']")
     presence = _flag(
         declared.get("metadata_presence", True), f"{source}['metadata_presence']"
     )
-    return Capabilities(read_dtypes, header_only, presence, write, write_dtypes)
+    return Capabilities(
+        read_dtypes, header_only, presence, write, write_dtypes, canonical
+    )
 
 
 def from_module(

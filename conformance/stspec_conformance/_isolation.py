@@ -474,6 +474,7 @@ def serve(spec: str) -> int:
             "metadata_presence": adapter.capabilities.metadata_presence,
             "write": adapter.capabilities.write,
             "write_dtypes": adapter.capabilities.write_dtypes,
+            "canonical": adapter.capabilities.canonical,
         },
     }
     _warm_up(adapter)

@@ -52,6 +52,8 @@ def test_a_narrow_declaration_is_kept_and_described() -> None:
         ({"read_dtypes": []}, "is empty"),
         ({"header_only": "yes"}, "must be true or false"),
         ({"write_dtypes": ["U8"]}, "write_dtypes given, but there is no writer"),
+        ({"canonical": True}, "canonical is true, but there is no writer"),
+        ({"canonical": 1, "write": True}, "['canonical'] must be true or false"),
         (["U8"], "must be a mapping"),
     ],
 )
@@ -67,6 +69,27 @@ def test_python_writer_is_the_presence_of_save() -> None:
     assert not from_module(None, None, has_writer=False, origin="m").write
     with pytest.raises(CapabilityError, match="does not define save"):
         from_module({"write": True}, None, has_writer=False, origin="m")
+
+
+def test_canonical_is_declared_not_assumed() -> None:
+    # WRITE-CANONICAL is a SHOULD: only a writer claiming the class is judged.
+    assert not from_mapping({"write": True}, source="x").canonical
+    caps = from_module({"canonical": True}, None, has_writer=True, origin="m")
+    assert caps.canonical
+    assert caps.as_json()["canonical"] is True
+    assert caps.describe().endswith("writes all 22 dtypes; canonical writer")
+    assert from_describe(
+        {"protocol": 2, "capabilities": {"write": True, "canonical": True}},
+        source="cmd",
+    ).canonical
+
+
+def test_reference_and_hf_declare_canonical() -> None:
+    isolated = resolve("reference", isolate=True)  # the worker passes it on
+    assert isolated.capabilities.canonical
+    assert resolve("reference", isolate=False).capabilities.canonical
+    pytest.importorskip("safetensors")
+    assert resolve("safetensors", isolate=False).capabilities.canonical
 
 
 def test_python_legacy_save_dtypes() -> None:

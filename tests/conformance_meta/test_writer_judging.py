@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _suite_runner import run_suite
+from _suite_runner import BROKEN, run_suite
 
 JUDGED = Path(__file__).resolve().parent / "judged"
 
@@ -53,3 +53,33 @@ def test_canonical_failure_names_the_escaping_difference(tmp_path: Path) -> None
     assert "string escaping" in message, message
     assert "\\u0026" in message, message
     assert "sorted order" not in message, message
+
+
+def test_canonical_applies_only_to_a_writer_that_declares_it(tmp_path: Path) -> None:
+    # The same valid, unpadded writer: undeclared it passes (WRITE-CANONICAL is
+    # a SHOULD), declared (broken/writer_unpadded.py) it fails naming the class.
+    undeclared = tmp_path / "unpadded.py"
+    undeclared.write_text(
+        f"import sys\nsys.path.insert(0, {str(BROKEN)!r})\n"
+        "from writer_unpadded import load, save\n"
+    )
+    select = ("-k", "test_writer_output or test_writer_metadata_keys_sorted")
+    run = run_suite(str(undeclared), *select, tmp_path=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.results == {
+        "test_writer_output_valid_and_equal": "passed",
+        "test_writer_output_canonical": "not-applicable",
+        "test_writer_metadata_keys_sorted": "not-applicable",
+    }
+    assert (
+        "canonical-writer class" in run.test("test_writer_output_canonical")["message"]
+    )
+    (tmp_path / "report.json").unlink()
+    run = run_suite(str(BROKEN / "writer_unpadded.py"), *select, tmp_path=tmp_path)
+    assert run.returncode == 1, run.output[-3000:]
+    for name in ("test_writer_output_canonical", "test_writer_metadata_keys_sorted"):
+        entry = run.test(name)
+        assert entry["result"] == "failed", entry
+        assert "canonical-writer class it declares" in entry["message"], entry
+        assert "padding" in entry["message"], entry
+    assert run.results["test_writer_output_valid_and_equal"] == "passed"

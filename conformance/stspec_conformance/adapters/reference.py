@@ -23,7 +23,7 @@ class ReferenceAdapter(InProcessAdapter):
     name = "reference"
     version = str(getattr(stspec, "__version__", "?"))  # not in stspec.__all__
 
-    capabilities = Capabilities(write=True)
+    capabilities = Capabilities(write=True, canonical=True)
     # The reference rejects only with its own error: anything else is a bug.
     rejects = (stspec.SafetensorsError,)
 

@@ -1,7 +1,10 @@
 """The writer, when the implementation has one (``save``, or ``--write`` for commands).
 
 Files it writes must be valid under the strict reference (``stspec.validate``
-finds nothing), decode to what was written, and be canonical; requests no
+finds nothing) and decode to what was written; a writer that declares
+``canonical`` (the canonical-writer class, SPEC 1.5) must also write the
+canonical bytes, which for other writers is a SHOULD the suite does not judge
+(not applicable).  Requests no
 valid file can express must be refused.  Requests use only the declared
 ``write_dtypes`` (a refused undeclared dtype is not applicable) and BOOL bytes
 0x00/0x01 (SPEC 6.1 leaves other values to the writer).  Every refusal test
@@ -43,6 +46,17 @@ def writer(suite: SuiteState) -> Adapter:
             "the implementation declares no writer (no save(), no --write)"
         )
     return suite.adapter
+
+
+@pytest.fixture(scope="module")
+def canonical_writer(writer: Adapter) -> Adapter:
+    """The implementation, when it declares the canonical-writer class."""
+    if not writer.capabilities.canonical:
+        _outcomes.not_applicable(
+            "the writer does not declare canonical: WRITE-CANONICAL is a SHOULD, "
+            "a MUST only for the canonical-writer class (SPEC 1.5)"
+        )
+    return writer
 
 
 def _describe(
@@ -131,7 +145,8 @@ def _canonical(
     if written != canonical:
         _outcomes.record(node, "wrong-content")
         raise AssertionError(
-            f"not the canonical bytes: {canonical_difference(written, canonical)}"
+            "not canonical (a MUST for the canonical-writer class it declares): "
+            f"{canonical_difference(written, canonical)}"
         )
 
 
@@ -189,16 +204,20 @@ def test_writer_output_valid_and_equal(
 @given(data=st.data())
 def test_writer_output_canonical(
     data: st.DataObject,
-    writer: Adapter,
+    canonical_writer: Adapter,
     suite: SuiteState,
     scratch: Path,
     request: pytest.FixtureRequest,
 ) -> None:
     """The bytes are the canonical form (WRITE-CANONICAL), metadata of <= 1 key."""
-    tensors = data.draw(sts.tensor_sets(dtypes=writer.save_dtypes), label="tensors")
+    tensors = data.draw(
+        sts.tensor_sets(dtypes=canonical_writer.save_dtypes), label="tensors"
+    )
     metadata = data.draw(sts.metadata_maps(max_size=1), label="metadata")
     assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
-    path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
+    path = _save(
+        canonical_writer, scratch, tensors, metadata, suite.timeout, request.node
+    )
     _canonical(path, tensors, metadata, request.node)
 
 
@@ -213,14 +232,16 @@ def test_writer_output_canonical(
 @example(metadata={"b": "</\x7f", "a": "&\u00e9\x01\u2028"})
 def test_writer_metadata_keys_sorted(
     metadata: dict[str, str],
-    writer: Adapter,
+    canonical_writer: Adapter,
     suite: SuiteState,
     scratch: Path,
     request: pytest.FixtureRequest,
 ) -> None:
     """Several ``__metadata__`` keys: sorted, escaped as specified, canonical bytes."""
     tensors = {"t": ("U8", (1,), b"\x01")}
-    path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
+    path = _save(
+        canonical_writer, scratch, tensors, metadata, suite.timeout, request.node
+    )
     _canonical(path, tensors, metadata, request.node)
 
 

@@ -1,4 +1,5 @@
-"""Broken on purpose: a writer that drops the 0x20 header padding (not canonical)."""
+"""Broken on purpose: a writer claiming the canonical-writer class that drops the
+0x20 header padding (valid, but not canonical)."""
 
 import struct
 import sys
@@ -10,6 +11,7 @@ from _common import strict_load
 import stspec
 
 load = strict_load
+CAPABILITIES = {"canonical": True}
 
 
 def save(

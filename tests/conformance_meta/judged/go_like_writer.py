@@ -11,9 +11,10 @@ from _shared import Tensors, strict_load
 
 import stspec
 
-__all__ = ["load", "save"]
+__all__ = ["CAPABILITIES", "load", "save"]
 
 load = strict_load
+CAPABILITIES = {"canonical": True}  # claimed, so its escaping is judged
 
 
 def save(path: str, tensors: Tensors, metadata: dict[str, str] | None) -> None:

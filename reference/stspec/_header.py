@@ -194,11 +194,12 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     pos, more = opening(text, start, "}")
     while more:
         found = match(text, pos) if match is not None else None
+        escaped = False
         if found is not None:
             name, dtype, shape, begin_token, end_token, comma = found.groups()
             if "\\" in name:
                 name = string(src, pos)[1]
-                check_surrogates(src, name, pos, (name,))
+                escaped = True
         if found is None or name == METADATA_KEY:
             pos, more = _member(state, pos)
             if first_only and report and _settles(state):
@@ -243,6 +244,10 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
             dims.extend(sizes)
             starts.append(len(dims))
             where.append(found.start(4))
+        if escaped:
+            # After the entry's own findings, as on the general way (a
+            # repeat of this name is reported at the same offset, first).
+            check_surrogates(src, name, pos, (name,))
         pos = found.end()
         if comma:
             if text[pos : pos + 1] == "}":

@@ -73,12 +73,13 @@ def acceptable(
 def malformed_acceptance(outcome: Outcome) -> bool:
     """Whether an answer is malformed but no rejection.
 
-    Adapters mark a malformed rejection with ``details["claimed"] = "rejected"``.
+    Adapters mark a malformed rejection with ``details["claimed"] = "rejected"``
+    and an answer whose exit status contradicts it with ``"inconsistent"``:
+    neither is an acceptance.
     """
-    return (
-        outcome.status == "invalid-output"
-        and outcome.details.get("claimed") != "rejected"
-    )
+    return outcome.status == "invalid-output" and outcome.details.get(
+        "claimed"
+    ) not in {"rejected", "inconsistent"}
 
 
 def must_not_accept(

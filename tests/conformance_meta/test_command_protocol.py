@@ -14,6 +14,7 @@ from _suite_runner import ROOT, run_suite
 
 from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._limits import Limits
+from stspec_conformance._verdicts import malformed_acceptance
 from stspec_conformance.adapters.command import CommandAdapter
 
 READER = Path(__file__).resolve().parent / "impls" / "cmd_reader.py"
@@ -76,6 +77,46 @@ def test_anything_but_an_answer_is_not_a_rejection(
     )
     assert outcome.status == status, outcome
     assert says in outcome.message + outcome.crash, outcome
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ('print(\'{"result": "rejected"}\')', 'exit 0 with "result": "rejected"'),
+        (
+            'print(\'{"result": "accepted", "tensors": {}}\'); sys.exit(1)',
+            'exit 1 with "result": "accepted"',
+        ),
+    ],
+)
+def test_an_exit_status_contradicting_the_answer_is_no_verdict(
+    tmp_path: Path, body: str, says: str
+) -> None:
+    adapter = _script(
+        tmp_path, f"import sys\nif sys.argv[1] != '--describe':\n    {body}\n"
+    )
+    outcome = adapter.attempt_load(
+        str(FILES / "n_prefix_file_empty.safetensors"), timeout=5
+    )
+    assert outcome.status == "invalid-output", outcome
+    assert outcome.message.startswith(f"inconsistent answer: {says}"), outcome
+    assert not malformed_acceptance(outcome)  # an n_ case is not "accepted" by it
+
+
+def test_an_inconsistent_rejection_fails_as_invalid_output(tmp_path: Path) -> None:
+    run = run_suite(
+        reader("--exit0"),
+        "-k",
+        "n_layout_hole_between_tensors or y_prefix_smallest_file",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    assert run.results["test_must_accept[y_prefix_smallest_file]"] == "passed"
+    entry = run.test("test_must_reject[n_layout_hole_between_tensors]")
+    assert entry["result"] == "failed", entry
+    assert entry["outcome"] == "invalid-output", entry
+    assert "inconsistent answer" in entry["message"], entry
+    assert run.report["summary"]["rules_violated"] == {}, run.report["summary"]
 
 
 def test_protocol_1_accepted_answers_still_work(tmp_path: Path) -> None:

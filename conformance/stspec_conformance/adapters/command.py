@@ -17,7 +17,9 @@ Read: ``PROGRAM ARGS... FILE``
   "reason": "..."}`` (rule and reason optional).
 * anything else is a crash, a hang (CPU-time limit, or the wall-clock
   backstop), ``resource`` (ran out of memory under the data limit) or
-  ``invalid-output``.
+  ``invalid-output``; an exit status contradicting its ``"result"`` (exit 0
+  saying rejected, exit 1 saying accepted) is ``invalid-output`` and never
+  counts as an acceptance.
 
 Write: ``PROGRAM ARGS... --write OUT``, the request on stdin; exit 0 +
 ``{"result": "written"}``, or exit 1 + ``{"result": "refused", "reason": ...}``.
@@ -263,6 +265,8 @@ class CommandAdapter(Adapter):
         if run.code == 1:
             if isinstance(answer, dict) and answer.get("result") == expect[1]:
                 return _rejection(answer, run.err), answer
+            if isinstance(answer, dict) and answer.get("result") == expect[0]:
+                return _inconsistent(1, expect[0], expect), None
             return self._failure(run, cpu_limit), None
         return _acceptance(answer, run.out, expect)
 
@@ -321,6 +325,20 @@ def _rejection(answer: Mapping[str, Any], err: bytes) -> Outcome:
     return Outcome("rejected", message=str(reason) or stderr_tail(err), rule=rule)
 
 
+def _inconsistent(code: int, result: str, expect: tuple[str, str]) -> Outcome:
+    """An answer whose exit status says the opposite of its ``"result"``.
+
+    Neither verdict can be trusted, so it is ``invalid-output`` and marked as
+    no acceptance (``details["claimed"]``): an n_ case is not "accepted" by it.
+    """
+    return Outcome(
+        "invalid-output",
+        message=f'inconsistent answer: exit {code} with "result": "{result}" '
+        f'("{expect[0]}" exits 0, "{expect[1]}" exits 1)',
+        details={"claimed": "inconsistent"},
+    )
+
+
 def _acceptance(
     answer: object, out: bytes, expect: tuple[str, str]
 ) -> tuple[Outcome, dict[str, Any] | None]:
@@ -333,6 +351,8 @@ def _acceptance(
             ), None
         return Outcome("accepted"), {}  # protocol 1's silent "written"
     result = answer.get("result", ok_word)
+    if result == no_word:
+        return _inconsistent(0, no_word, expect), None
     if result != ok_word:
         return Outcome(
             "invalid-output",

@@ -102,7 +102,10 @@ class IsolatedAdapter(Adapter):
         self.limits = limits
         self._process: subprocess.Popen[bytes] | None = None
         info = self._start()
-        self.name, self.version, self.kind = info["name"], info["version"], info["kind"]
+        self.name, self.version = info["name"], info["version"]
+        # Reports tell an isolated run from an --in-process one (the worker's
+        # adapter itself says "in-process").
+        self.kind = "isolated"
         self.capabilities = Capabilities(**info["capabilities"])
         atexit.register(self.close)
 
@@ -467,7 +470,6 @@ def serve(spec: str) -> int:
     info = {
         "name": adapter.name,
         "version": adapter.version,
-        "kind": adapter.kind,
         "capabilities": {
             "read_dtypes": adapter.capabilities.read_dtypes,
             "header_only": adapter.capabilities.header_only,

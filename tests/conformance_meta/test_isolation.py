@@ -44,6 +44,20 @@ def test_in_process_mode_still_runs(tmp_path: Path) -> None:
         tmp_path=tmp_path,
     )
     assert run.returncode == 0, run.output[-3000:]
+    assert run.report["implementation"]["kind"] == "in-process"
+    assert "(in-process)" in run.output
+
+
+def test_the_report_says_the_run_was_isolated(tmp_path: Path) -> None:
+    run = run_suite(
+        str(IMPLS / "declared_rejects.py"),
+        "-k",
+        "y_dtype_f16_values",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.report["implementation"]["kind"] == "isolated"
+    assert "(isolated)" in run.output
 
 
 def test_an_import_error_on_every_file_stops_the_run(tmp_path: Path) -> None:

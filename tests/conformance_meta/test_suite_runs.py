@@ -24,6 +24,7 @@ def test_reference_passes_everything_with_rule_checks(tmp_path: Path) -> None:
     assert summary["total"]["passed"] == summary["total"]["total"] > 400
     assert summary["rules_violated"] == {}
     assert "safetensors conformance: reference" in run.output
+    assert run.report["implementation"]["kind"] == "isolated"
     assert "SCORE" in run.output
 
 

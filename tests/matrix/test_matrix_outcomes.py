@@ -69,3 +69,17 @@ def test_the_suites_own_expectation_error_is_not_the_readers() -> None:
     assert cases["i_x"]["outcome"] == "accepted"
     assert cases["i_x"]["unchecked"] is True
     assert "META-NULL" in cases["i_x"]["detail"]
+
+
+def test_an_accepted_single_fault_is_accepted() -> None:
+    test = _test(
+        "test_single_fault_rejected[LAYOUT-HOLE/gap]",
+        result="failed",
+        outcome="accepted",
+    )
+    assert runner.classify(test) == "accepted"
+
+
+def test_a_failed_property_with_an_acceptance_is_wrong_content() -> None:
+    test = _test("test_valid_file_loads_exactly", result="failed", outcome="accepted")
+    assert runner.classify(test) == "wrong-content"

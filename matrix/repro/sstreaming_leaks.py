@@ -12,11 +12,12 @@ loads as a scalar F32[] here and as F32[2] elsewhere.
 """
 
 import struct
+from typing import Any
 
 import safetensors_streaming as sst
 from _files import make
 
-FILES = {
+FILES: dict[str, tuple[str | dict[str, Any], bytes]] = {
     "U8[64] over [0, 4]": (
         {"a": {"dtype": "U8", "shape": [64], "data_offsets": [0, 4]}},
         b"ABCD",

@@ -57,10 +57,12 @@ def probe(module: Any, path: str) -> dict[str, Any]:  # noqa: ANN401
     signal.alarm(_PER_FILE_S)
     try:
         tensors, metadata = module.load(path)
-        described = {
-            str(name): [dtype, list(shape), None if header_only else _digest(data)]
-            for name, (dtype, shape, data) in tensors.items()
-        }
+        described = {}
+        for name, entry in tensors.items():
+            # (dtype, shape, bytes), or a header-only reader's (dtype, shape)
+            dtype, shape, *data = entry
+            digest = None if header_only or not data else _digest(data[0])
+            described[str(name)] = [dtype, list(shape), digest]
     except TimeoutError:
         return {"file": path, "result": "hung"}
     except BaseException as exc:

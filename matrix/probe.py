@@ -212,6 +212,11 @@ def probe(
 DIFFERENCES: Final = ("bytes", "names", "dtype", "shape")
 
 
+def _dims(shape: object) -> object:
+    """A shape as a list, or as given when a reader passed a non-list through."""
+    return list(shape) if isinstance(shape, list | tuple) else shape
+
+
 def difference(a: Answer, b: Answer) -> str | None:
     """How two accepting readers' tensors differ (a name from DIFFERENCES), or None.
 
@@ -227,7 +232,7 @@ def difference(a: Answer, b: Answer) -> str | None:
         other_dtype, other_shape, other_digest = tb[name]
         if dtype != other_dtype:
             found.add("dtype")
-        if list(shape or []) != list(other_shape or []):
+        if _dims(shape) != _dims(other_shape):
             found.add("shape")
         if digest and other_digest and digest != other_digest:
             found.add("bytes")

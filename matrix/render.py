@@ -381,7 +381,8 @@ def describe_loaded(answer: dict[str, Any], limit: int = 4) -> str:
     parts = []
     for name, (dtype, shape, digest) in list(tensors.items())[:limit]:
         short = str(digest)[:8] if digest else "no bytes"
-        parts.append(f"{name!r} {dtype}{list(shape or [])} {short}")
+        dims = list(shape) if isinstance(shape, list | tuple) else f"[{shape!r}]"
+        parts.append(f"{name!r} {dtype}{dims} {short}")
     if len(tensors) > limit:
         parts.append(f"... {answer.get('tensors_total', len(tensors))} tensors")
     return "; ".join(parts) or "no tensors"

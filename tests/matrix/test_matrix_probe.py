@@ -24,6 +24,7 @@ def _answer(**tensors: list[object]) -> probe.Answer:
         (_answer(b=["F32", [1], "aa"]), "names"),
         (_answer(a=["I32", [1], "aa"]), "dtype"),
         (_answer(a=["F32", [], "aa"]), "shape"),
+        (_answer(a=["F32", 1, "aa"]), "shape"),  # a shape passed through as is
         (_answer(a=["I32", [], "bb"]), "bytes"),  # the worst is named
     ],
 )

@@ -549,8 +549,8 @@ def _differentials_html(results: list[dict[str, Any]]) -> list[str]:
             "differently (names, dtypes, shapes, or bytes where both give them).</p>"
         ),
         (
-            '<table id="differentials-table"><tr><th>case</th><th>implementations</th>'
-            "<th>what they loaded</th></tr>"
+            '<table id="differentials-table"><tr><th>case</th><th>differ in</th>'
+            "<th>implementations</th><th>what they loaded</th></tr>"
         ),
     ]
     for case_id, kind, groups in found:

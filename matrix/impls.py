@@ -92,7 +92,6 @@ IMPLS: Final = (
             "librust-tempfile-dev",
         ),
         build="rust_crate.sh",
-        memory_limit_mib=8192,  # the 4 GiB case is mapped, not read: address space
         note="SafeTensors::deserialize over a memmap2 map, as the crate's README does",
     ),
     Impl(

@@ -75,13 +75,14 @@ def _env(impl: Impl) -> dict[str, str]:
 _DESCRIBE: Final = """
 import json, sys
 from stspec_conformance.adapters._resolve import resolve
-adapter = resolve(sys.argv[1], memory_limit=int(sys.argv[2]))
+adapter = resolve(sys.argv[1], memory_limit=int(sys.argv[2]) << 20)
 caps = getattr(adapter, "capabilities", None)
 print(json.dumps({
     "name": adapter.name,
     "version": adapter.version,
     "kind": adapter.kind,
     "capabilities": caps.as_json() if caps is not None else None,
+    "describe_error": getattr(adapter, "describe_error", "") or None,
 }))
 """
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 import modelvet as mv
-from _spec import Tensors, header_of, unread_bytes
+from _spec import Tensors, header_of
 
 NAME: Final = "modelvet"
 VERSION: Final = str(mv.__version__)
@@ -34,11 +34,6 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     header = header_of(path)
     metadata = header.pop("__metadata__", None)
     tensors: Tensors = {
-        name: (
-            entry["dtype"],
-            list(entry["shape"]),
-            unread_bytes(entry["data_offsets"]),
-        )
-        for name, entry in header.items()
+        name: (entry["dtype"], list(entry["shape"])) for name, entry in header.items()
     }
     return tensors, metadata

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from _spec import Tensors, unread_bytes
+from _spec import Tensors
 from safetensors_print import reader
 
 NAME: Final = "safetensors-print"
@@ -30,10 +30,7 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     if report.has_errors:
         errors = [i.message for i in report.issues if i.severity == reader.ERROR]
         raise Rejected("; ".join(errors)[:500])
-    tensors: Tensors = {
-        t.name: (t.dtype_name, list(t.shape), unread_bytes((t.begin, t.end)))
-        for t in report.tensors
-    }
+    tensors: Tensors = {t.name: (t.dtype_name, list(t.shape)) for t in report.tensors}
     absent = report.metadata_declaration in {
         reader.MetadataDeclaration.ABSENT,
         reader.MetadataDeclaration.NULL,

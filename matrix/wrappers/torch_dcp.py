@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Final
 
 import torch
-from _spec import Tensors, unread_bytes
+from _spec import Tensors
 from torch.distributed.checkpoint import _hf_utils
 
 NAME: Final = "torch.distributed.checkpoint (HF header reader)"
@@ -24,11 +24,6 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
         header, _ = _hf_utils._get_safetensors_file_metadata(file)  # noqa: SLF001
     metadata = header.pop("__metadata__", None)
     tensors: Tensors = {
-        name: (
-            entry["dtype"],
-            list(entry["shape"]),
-            unread_bytes(entry["data_offsets"]),
-        )
-        for name, entry in header.items()
+        name: (entry["dtype"], list(entry["shape"])) for name, entry in header.items()
     }
     return tensors, metadata

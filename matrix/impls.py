@@ -36,8 +36,9 @@ class Impl:
     build: str | None = None  # script under matrix/build/
     layer: str | None = None  # a name from LAYERS
     env: dict[str, str] = field(default_factory=dict)
-    memory_limit_mib: int = 2048  # RLIMIT_AS per case
+    memory_limit_mib: int = 2048  # --memory-limit (cmd: programs)
     case_timeout_s: float = 10.0
+    suite_args: tuple[str, ...] = ()  # more options for pytest conformance
     note: str = ""  # how it is called, shown under the table
     probe: str | None = None  # the wrapper matrix.probe calls (default: wrapper)
     ci: bool = False  # cheap enough for CI's machinery test
@@ -139,7 +140,11 @@ IMPLS: Final = (
         "python",
         "mlx_st.py",
         pip=("mlx[cpu]==0.32.4", NUMPY),
-        note="mx.load(return_metadata=True) + mx.save_safetensors",
+        # The suite's fork server warms the adapter up before it forks a worker
+        # per file; mlx's scheduler threads do not survive the fork (the worker
+        # waits on an event forever), so mlx runs in the suite's own process.
+        suite_args=("--in-process",),
+        note="mx.load(return_metadata=True) + mx.save_safetensors; in-process",
     ),
     Impl(
         "gguf",

@@ -160,6 +160,7 @@ def _run_suite(
         f"--report-json={report}",
         f"--case-timeout={impl.case_timeout_s:g}",
         f"--memory-limit={impl.memory_limit_mib}",
+        *impl.suite_args,
         *(["-k", select] if select else []),
     ]
     start = time.monotonic()

@@ -153,6 +153,9 @@ IMPLS: Final = (
         "python",
         "gguf_st.py",
         pip=("gguf==0.19.0", NUMPY),
+        # It has no metadata to report, so the suite's smoke gate (a minimal
+        # file with metadata must load exactly) would stop the run.
+        suite_args=("--no-smoke-gate",),
         note="gguf.utility.SafetensorsLocal; it does not read __metadata__",
     ),
     Impl(
@@ -163,6 +166,9 @@ IMPLS: Final = (
         "fastst.py",
         pip=("fastsafetensors==0.5.0",),
         layer="torch",
+        # its copy threads' stacks count against the worker's RLIMIT_DATA:
+        # with the default 64 MiB thread creation fails (EAGAIN) on every file
+        suite_args=("--memory-budget=1024",),
         note="SafeTensorsFileLoader(nogds=True) on the CPU",
     ),
     Impl(

@@ -206,6 +206,9 @@ IMPLS: Final = (
         "cmd",
         "npm_safetensors.mjs",
         npm=("safetensors@0.0.1",),
+        # It throws on every file with __metadata__, which the smoke gate's
+        # minimal file has: the gate would stop the run before any case.
+        suite_args=("--no-smoke-gate",),
         note="new SafeTensor(buffer)",
     ),
 )

@@ -21,6 +21,7 @@ from stspec._json import (
     Number,
     Path,
     Text,
+    array_to_count,
     check_surrogates,
     kind,
     member_name,
@@ -488,6 +489,10 @@ def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
         elif key in FIELDS:
             seen.add(key)
             plain = _plain_field(text, pos, key) if src.shortcuts else None
+            if plain is None and key != "dtype" and _counted_only(report, pos, key):
+                plain = array_to_count(src, pos)
+                if plain is not None and _numbers_to_locate(report, pos, plain[1]):
+                    plain = None
             if plain is not None:
                 end, item = plain
                 fields[key] = (pos, item, None)
@@ -546,6 +551,20 @@ def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
         repeated=repeated,
     )
     return pos
+
+
+def _counted_only(report: Report, pos: int, key: str) -> bool:
+    """Whether no element at ``pos`` on of the wrong type would be kept."""
+    return report.saturated("SHAPE-ARRAY" if key == "shape" else "OFFSETS-PAIR", pos)
+
+
+def _numbers_to_locate(report: Report, pos: int, item: list[object]) -> bool:
+    """Whether some number in ``item`` breaks a rule that still keeps faults."""
+    return any(
+        ((type(element) is int and element > U64_MAX) or type(element) is Number)
+        and not report.saturated(_element_rule(element, ""), pos)
+        for element in item
+    )
 
 
 def _plain_field(text: str, pos: int, key: str) -> tuple[int, object] | None:
@@ -622,10 +641,11 @@ def _integers(
     for position, element in enumerate(item):
         if type(element) is int and element <= U64_MAX:
             continue
-        # Positions are recorded for every array that may hold such an
-        # element (_plain_field takes only arrays that cannot).
-        assert elements is not None  # noqa: S101
         good = False
+        if elements is None:
+            # Read without positions because these rules keep no more.
+            state.report.count_more(_element_rule(element, rule), 1)
+            continue
         at = elements[position]
         if type(element) is int:
             _too_big(state, at, (*path, position), element)
@@ -639,6 +659,14 @@ def _integers(
                 (*path, position),
             )
     return tuple(item) if good else None
+
+
+def _element_rule(element: object, rule: str) -> str:
+    if type(element) is int:
+        return "NUM-RANGE"
+    if isinstance(element, Number):
+        return "NUM-RANGE" if element.is_integer_token else "NUM-INTEGER"
+    return rule
 
 
 def _not_integer(state: _Scan, pos: int, path: Path, number: Number) -> None:

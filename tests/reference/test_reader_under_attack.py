@@ -664,3 +664,41 @@ def test_read_looks_for_tensors_past_the_buffer_once(
         stspec.read(data)
     assert caught.value.rule == "LAYOUT-BOUNDS"
     assert len(calls) <= 3
+
+
+def _entries(shapes: list[str], offsets: str = "[0,0]") -> bytes:
+    members = [
+        f'"t{i}":{{"dtype":"U8","shape":{shape},"data_offsets":{offsets}}}'
+        for i, shape in enumerate(shapes)
+    ]
+    return file_of("{" + ",".join(members) + "}")
+
+
+STRING_SHAPES = [
+    pytest.param(['["x","y"]'] * 120, id="strings"),
+    pytest.param(
+        ['["x",1.5,-1]'] * 60 + ['["x",' + "9" * 25 + "]"] * 60, id="numbers-late"
+    ),
+    pytest.param(
+        ['["x",1.5,-0,' + "9" * 25 + "," + "9" * 20 + "]"] * 150,
+        id="numbers-saturated",
+    ),
+    pytest.param(['["x",{"k":1},[2],null,true]'] * 120, id="containers"),
+    pytest.param(['["x",{"k":1,"k":2}]'] * 120, id="repeat-inside"),
+    pytest.param(['["x","\\ud800"]'] * 120, id="surrogate-inside"),
+    pytest.param(['["x",' + "[" * 200 + "]" * 200 + "]"] * 3, id="too-deep"),
+]
+
+
+@pytest.mark.parametrize("shapes", STRING_SHAPES)
+@pytest.mark.parametrize("limit", [1, 100])
+def test_fields_of_the_wrong_types_are_counted_like_one_by_one(
+    shapes: list[str], limit: int
+) -> None:
+    _capped_both(_entries(shapes), limit)
+
+
+def test_data_offsets_of_the_wrong_types_are_counted_like_one_by_one() -> None:
+    data = _entries(['["x"]'] * 120, '["a",1]')
+    _, omitted = _capped_both(data, 100)
+    assert omitted == {"OFFSETS-PAIR": 20, "SHAPE-ARRAY": 20}

@@ -443,3 +443,11 @@ def test_harness_instruments_the_reference_and_json(
     assert done.returncode == 0, done.stderr[-2000:]
     assert "INFO: Instrumenting stspec\n" in done.stderr
     assert "INFO: Instrumenting json\n" in done.stderr
+
+
+def test_valid_features_name_the_dtypes_used() -> None:
+    assert "dtype:F32" in matrix_impl.valid_features(ONE)
+    rejected = {"result": "rejected", "error": "unknown dtype"}
+    matrix_impl.judge(ONE, rejected, {}, valid_ignore={"dtype:F32"})
+    with pytest.raises(AssertionError, match="rejected"):
+        matrix_impl.judge(ONE, rejected, {}, valid_ignore={"dtype:U16"})

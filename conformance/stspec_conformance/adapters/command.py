@@ -30,6 +30,11 @@ Describe: ``PROGRAM ARGS... --describe``: exit 0 + ``{"protocol": 2, "name":
 Limits: ``RLIMIT_CPU`` (hangs are judged by CPU time), ``RLIMIT_DATA`` (what
 the process really allocates; read-only ``mmap`` of the file is free, unlike
 under ``RLIMIT_AS``), both from :class:`stspec_conformance._limits.Limits`.
+The peak resident memory of each run (``wait4``'s ``ru_maxrss``) above the
+runtime's own (its peak loading a minimal valid file) is reported as
+``peak_memory`` and judged against the file's allowance like an in-process
+run's.  A forked child starts with the suite's pages counted in its peak, so a
+peak no higher than the suite's own is unknown, never judged.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -90,6 +96,11 @@ def signal_name(number: int) -> str:
         return f"signal {number}"
 
 
+# A child's peak below the suite's own peak plus this is not its own: between
+# fork and exec it holds a copy of the suite's pages (and allocates a little).
+_FORK_MARGIN: Final = 16 * 1024 * 1024
+
+
 @dataclass(frozen=True, slots=True)
 class _Run:
     code: int | None  # None: killed by the wall-clock backstop
@@ -97,6 +108,36 @@ class _Run:
     err: bytes
     seconds: float
     cpu_seconds: float
+    max_rss: int | None = None  # bytes (ru_maxrss), when the reaping saw it
+
+    def own_peak(self) -> int | None:
+        """``max_rss`` when it exceeds what the fork inherited, else None."""
+        if self.max_rss is None or sys.platform == "win32":  # pragma: no cover
+            return None
+        import resource  # noqa: PLC0415 - POSIX only
+
+        suite = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+        return self.max_rss if self.max_rss > suite + _FORK_MARGIN else None
+
+
+class _Reaped(subprocess.Popen[bytes]):
+    """A Popen that keeps the child's peak resident memory when it reaps it.
+
+    Popen reaps through ``_try_wait`` on POSIX; ``wait4`` returns the rusage
+    that ``waitpid`` drops.  Where it reaps otherwise (Windows, another Python
+    version) the peak is just unknown.
+    """
+
+    max_rss_kib: int | None = None
+
+    def _try_wait(self, wait_flags: int) -> tuple[int, int]:
+        try:
+            pid, status, usage = os.wait4(self.pid, wait_flags)
+        except ChildProcessError:  # reaped elsewhere (SIGCHLD ignored): as Popen
+            return self.pid, 0
+        if pid == self.pid:
+            self.max_rss_kib = usage.ru_maxrss
+        return pid, status
 
 
 def _preexec(cpu_seconds: int | None, data_bytes: int | None) -> Callable[[], None]:
@@ -145,6 +186,7 @@ class CommandAdapter(Adapter):
         self.version = "?"
         self.protocol = 1
         self.describe_error = ""
+        self._runtime_rss: int | None = None
         self._describe()
 
     def _describe(self) -> None:
@@ -189,12 +231,12 @@ class CommandAdapter(Adapter):
         )
         cpu_before = _children_cpu()
         started = time.perf_counter()
-        with subprocess.Popen(  # noqa: S603 - running the implementation is the point
+        with _Reaped(  # running the implementation is the point
             argv,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=preexec,  # noqa: PLW1509 - only setrlimit calls
+            preexec_fn=preexec,  # only setrlimit calls: safe between fork and exec
             start_new_session=True,
             cwd=self.cwd,
         ) as process:
@@ -207,13 +249,34 @@ class CommandAdapter(Adapter):
                     os.killpg(process.pid, signal.SIGKILL)
                 out, err = process.communicate()
                 code = None
+        max_rss = process.max_rss_kib
         return _Run(
             code,
             out,
             err,
             time.perf_counter() - started,
             _children_cpu() - cpu_before,
+            None if max_rss is None else max_rss * 1024,
         )
+
+    def _runtime_peak(self) -> int:
+        """The runtime's own peak: once, loading a minimal valid file.
+
+        What the runtime, its imports and its first load take, as the
+        isolation worker's warm-up load; at most the suite's own peak when
+        that hides it (then runs are judged leniently, never wrongly).
+        """
+        if self._runtime_rss is None:
+            from stspec_conformance._smoke import minimal_file  # noqa: PLC0415
+
+            data, _ = minimal_file(self)
+            with tempfile.TemporaryDirectory(prefix="stspec-runtime-") as directory:
+                path = os.path.join(directory, "minimal.safetensors")
+                with open(path, "wb") as file:
+                    file.write(data)
+                run = self._run([*self.argv, path], None, self._allowance(path, 10.0))
+            self._runtime_rss = run.max_rss or 0
+        return self._runtime_rss
 
     def _failure(self, run: _Run, cpu_limit: float) -> Outcome:
         """The outcome of a run that gave no answer (a crash, a hang, memory)."""
@@ -282,6 +345,9 @@ class CommandAdapter(Adapter):
         )
         outcome.seconds, outcome.cpu_seconds = run.seconds, run.cpu_seconds
         outcome.memory_allowance = allowance.memory
+        peak = run.own_peak()
+        if peak is not None:
+            outcome.peak_memory = max(0, peak - self._runtime_peak())
         if outcome.status == "accepted" and answer is not None:
             try:
                 outcome.content = content_of(answer, self.capabilities)

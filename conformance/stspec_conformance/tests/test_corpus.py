@@ -38,7 +38,7 @@ def test_must_accept(
 def test_must_reject(
     case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest
 ) -> None:
-    """An n_ file is rejected, without a large allocation (tracemalloc-measured)."""
+    """An n_ file is rejected within its memory allowance (peak measured)."""
     path = suite.corpus.path_of(case)
     outcome = _checks.attempt(
         suite.adapter,

@@ -9,13 +9,14 @@ validator); ``--no-f64`` rejects F64 tensors and ``--declare-no-f64`` says so
 in ``--describe``; ``--exit0`` exits 0 after every answer, a rejection too
 (inconsistent); ``--on=SUFFIX:ACTION`` misbehaves on files whose name ends
 with SUFFIX (ACTION: ``kill9``, ``sleep``, ``spin``, ``exit3``, ``alloc``,
-``traceback``).
+``shared``, ``traceback``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import mmap
 import os
 import struct
 import sys
@@ -40,6 +41,27 @@ def digest(view: memoryview) -> dict[str, object]:
     }
 
 
+# Enough to stand out above the suite's own peak (a forked child starts there).
+SHARED_CAP = 320 * 1024 * 1024
+
+
+def claim_shared_memory(path: str) -> None:
+    """Fill a buffer sized by the 8-byte prefix's claim, from a shared mapping.
+
+    ``RLIMIT_DATA`` does not count shared mappings: only a measured peak of
+    resident memory sees this allocation.
+    """
+    with Path(path).open("rb") as file:
+        prefix = file.read(8)
+    claimed = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0
+    size = min(claimed, SHARED_CAP)
+    if size:
+        buffer = mmap.mmap(-1, size)  # MAP_SHARED | MAP_ANONYMOUS
+        for page in range(0, size, mmap.PAGESIZE):
+            buffer[page] = 1
+        buffer.close()
+
+
 def misbehave(action: str) -> None:
     if action == "kill9":
         os.kill(os.getpid(), 9)
@@ -54,6 +76,9 @@ def misbehave(action: str) -> None:
         ends = [int(e["data_offsets"][1]) for e in lax_header_entries(sys.argv[-1])]  # type: ignore[index]
         buffer = bytes(min(max(ends), 3 << 30))  # 3 GiB: fine without a limit
         del buffer
+        return
+    if action == "shared":
+        claim_shared_memory(sys.argv[-1])
         return
     raise RuntimeError("a bug, not a rejection")  # exit 1 with a traceback
 

@@ -274,7 +274,7 @@ class CommandAdapter(Adapter):
                 path = os.path.join(directory, "minimal.safetensors")
                 with open(path, "wb") as file:
                     file.write(data)
-                run = self._run([*self.argv, path], None, self._allowance(path, 10.0))
+                run = self._run([*self.argv, path], None, self.limits.for_file(path))
             self._runtime_rss = run.max_rss or 0
         return self._runtime_rss
 

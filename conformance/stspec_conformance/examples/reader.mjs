@@ -253,7 +253,7 @@ function write(out) {
 const args = process.argv.slice(2);
 try {
   if (args[0] === "--describe") {
-    const capabilities = { write: true, write_dtypes: DTYPES.map(([name]) => name) };
+    const capabilities = { write: true, write_dtypes: DTYPES.map(([name]) => name), canonical: true };
     process.stdout.write(JSON.stringify({ protocol: 2, name: "reader.mjs (Node.js example)", version: "0.2.0", capabilities }) + "\n");
   } else if (args[0] === "--write" && args.length === 2) {
     write(args[1]);

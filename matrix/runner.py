@@ -142,6 +142,13 @@ def _suite_commit() -> str:
     return done.stdout.strip() or "?"
 
 
+def _interruptible() -> None:
+    # A runner started in the background (`... &`) ignores SIGINT, and so would
+    # pytest; it must take SIGINT as KeyboardInterrupt to stop and still write
+    # its report when the run's time limit interrupts it.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _run_suite(
     impl: Impl, report: Path, log: Path, python: Path | None, select: str | None
 ) -> tuple[int, float]:
@@ -172,6 +179,7 @@ def _run_suite(
             env=_env(impl),
             cwd=envs.REPO,
             start_new_session=True,
+            preexec_fn=_interruptible,  # noqa: PLW1509 - no threads here
         )
         try:
             code = proc.wait(timeout=RUN_LIMIT_S)
@@ -350,7 +358,8 @@ def run(
         "run": {
             "exit_status": code,
             "seconds": round(seconds),
-            "complete": bool(report) and not select,
+            # pytest's exit status 2: interrupted (the run's time limit)
+            "complete": bool(report) and not select and code != 2,
             **({"selected": select} if select else {}),
         },
         "summary": report.get("summary", {}),

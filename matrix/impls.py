@@ -153,9 +153,6 @@ IMPLS: Final = (
         "python",
         "gguf_st.py",
         pip=("gguf==0.19.0", NUMPY),
-        # It has no metadata to report, so the suite's smoke gate (a minimal
-        # file with metadata must load exactly) would stop the run.
-        suite_args=("--no-smoke-gate",),
         note="gguf.utility.SafetensorsLocal; it does not read __metadata__",
     ),
     Impl(
@@ -206,9 +203,6 @@ IMPLS: Final = (
         "cmd",
         "npm_safetensors.mjs",
         npm=("safetensors@0.0.1",),
-        # It throws on every file with __metadata__, which the smoke gate's
-        # minimal file has: the gate would stop the run before any case.
-        suite_args=("--no-smoke-gate",),
         note="new SafeTensor(buffer)",
     ),
 )

@@ -137,7 +137,8 @@ class _Scan:
         self.past_buffer = False
         self.first_only = first_only
         self.header = Header()
-        # Inside an entry some findings are made only at its end.
+        # Inside a member's value some findings are made only at its end
+        # (ENTRY-OBJECT or META-OBJECT at the value, a surrogate in the name).
         self.in_entry = False
         # Names of members that are not in the table (metadata, faulty entries).
         self.others: set[str] = set()
@@ -453,7 +454,11 @@ def _entry(  # noqa: C901, PLR0912, PLR0915 - one branch per field, together
     text = src.text
     report = state.report
     if text[pos : pos + 1] != "{":
+        # A fault inside the value is no first violation: ENTRY-OBJECT at
+        # the value and the name's surrogate come before it, found after.
+        state.in_entry = True
         end = skip(src, pos, 1, (name,))
+        state.in_entry = False
         state.fault(
             "ENTRY-OBJECT",
             pos,
@@ -804,7 +809,9 @@ def _metadata(state: _Scan, pos: int, *, keep: bool) -> int:  # noqa: C901, PLR0
     path = (METADATA_KEY,)
     char = text[pos : pos + 1]
     if char != "{":
+        state.in_entry = True  # META-OBJECT/-NULL come first, found after
         end = skip(src, pos, 1, path)
+        state.in_entry = False
         if char == "n" and end == pos + 4:
             state.fault(
                 "META-NULL", pos, "__metadata__ is null, expected an object", path

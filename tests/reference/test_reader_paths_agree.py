@@ -128,3 +128,28 @@ def test_generated_valid_files_pass_both_paths(data: bytes) -> None:
 @given(mutated_files())
 def test_mutated_files_get_one_verdict(data: bytes) -> None:
     check_agreement(data)
+
+
+# A value that is not an object is judged after it is skipped: ENTRY-OBJECT
+# (or META-OBJECT) at its start and a surrogate in its name come before any
+# fault inside it, so read() must not stop at that fault.
+@pytest.mark.parametrize(
+    "header",
+    [
+        pytest.param('{"\\ud800":"\\ud800"', id="surrogate-name-then-stop"),
+        pytest.param('{"\\ud800":"\\ud800"}', id="surrogate-name-string-entry"),
+        pytest.param('{"\\ud800":[{"x":1,"x":2}]}', id="surrogate-name-repeat"),
+        pytest.param('{"a":[1,"\\ud800"]}', id="surrogate-in-array-entry"),
+        pytest.param('{"a":[{"x":1,"x":2}]}', id="repeat-in-array-entry"),
+        pytest.param('{"__metadata__":["\\ud800"]}', id="surrogate-in-metadata"),
+        pytest.param('{"__metadata__":[{"x":1,"x":2}]}', id="repeat-in-metadata"),
+    ],
+)
+def test_read_raises_the_fault_before_a_non_object_value(header: str) -> None:
+    raw = header.encode()
+    data = struct.pack("<Q", len(raw)) + raw
+    # The first violation lies at or before the value, not inside it.
+    first = stspec.validate(data)[0].offset
+    assert first is not None
+    assert first <= 8 + header.index(":") + 1
+    check_agreement(data)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 from array import array
+from math import prod
 
 from stspec._dtypes import BITS, RANK
 from stspec._errors import shown
@@ -88,6 +89,7 @@ _PLAIN_MEMBERS: Final = re.compile(
 # One metadata member whose value is a string (escapes are decoded after).
 _PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ESCAPED_NAME}{_W}(,?){_W}")
 _ARRAY: Final = "Q"
+_SHAPES_KEPT: Final = 1024
 
 
 class Header:
@@ -189,13 +191,20 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     report = state.report
     text = src.text
     header = state.header
-    index, codes, offsets, dims, starts = header.table.columns
+    index = header.table.columns[0]
     where = header.where
     match = _CANONICAL.match if src.shortcuts else None
     bits_of = BITS.get
     pos, more = opening(text, start, "}")
     while more:
-        found = match(text, pos) if match is not None else None
+        if match is None:
+            found = None
+        elif not first_only or not report or state.past_buffer:
+            # With nothing to settle (see _settles), runs of plain sound
+            # entries go the short way.
+            pos, found = _sound_run(state, pos)
+        else:
+            found = match(text, pos)
         escaped = False
         if found is not None:
             name, dtype, shape, begin_token, end_token, comma = found.groups()
@@ -239,12 +248,8 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
             # A sound entry under a name seen before: only the name is wrong.
             _repeated(state, name, found.start())
         else:
-            index[name] = len(codes)
-            codes.append(RANK[dtype])
-            offsets.append(begin)
-            offsets.append(end)
-            dims.extend(sizes)
-            starts.append(len(dims))
+            # Rarer here than in _sound_run, which fills the columns itself.
+            header.table.add(name, dtype, sizes, begin, end)
             where.append(found.start(4))
         if escaped:
             # After the entry's own findings, as on the general way (a
@@ -264,6 +269,72 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
             raise syntax(text, pos, "',' or '}'")
     header.end = pos
     return header
+
+
+def _sound_run(state: _Scan, pos: int) -> tuple[int, re.Match[str] | None]:
+    """Take the members from ``pos`` on that need no more than a table row.
+
+    A canonical entry whose name has no escapes and is new, of a known dtype
+    and a shape under 20 characters, whose size matches its offsets and
+    which a comma and another member follow, is accepted as _scan would
+    accept it, with fewer steps; the first member that is anything else is
+    left to _scan.  Return the position of that member and its match.
+    """
+    text = state.src.text
+    index, codes, offsets, dims, starts = state.header.table.columns
+    where = state.header.where
+    others = state.others
+    match = _CANONICAL.match
+    bits_of = BITS.get
+    # Models repeat a few shapes; converting one costs more than the rest
+    # of the entry.  Bounded, so that a header of distinct shapes costs no
+    # more memory than the table it fills.
+    shapes: dict[str, tuple[tuple[int, ...], int]] = {}
+    while (found := match(text, pos)) is not None:
+        name, dtype, shape, begin, end, comma = found.groups()
+        bits = bits_of(dtype)
+        if (
+            bits is None
+            or not comma
+            or len(shape) >= 20  # where a dimension may pass 2^64-1
+            or "\\" in name
+            or name in index
+            or name in others
+            or name == METADATA_KEY
+        ):
+            break
+        # Under 20 characters no dimension passes 2^64-1, and no prefix of
+        # the product can pass it before a 0 brings it back (the other
+        # dimensions hold at most 17 digits, times at most 64 bits): one
+        # product judges what _scan's loop does.
+        known = shapes.get(shape)
+        if known is None:
+            sizes = tuple(map(int, shape.split(","))) if shape else ()
+            known = sizes, prod(sizes)
+            if len(shapes) < _SHAPES_KEPT:
+                shapes[shape] = known
+        sizes, elements = known
+        bits *= elements
+        begin_at = int(begin)
+        end_at = int(end)
+        after = found.end()
+        if (
+            bits > U64_MAX
+            or bits & 7
+            or bits >> 3 != end_at - begin_at
+            or end_at > U64_MAX
+            or text[after : after + 1] == "}"
+        ):
+            break
+        index[name] = len(codes)
+        codes.append(RANK[dtype])
+        offsets.append(begin_at)
+        offsets.append(end_at)
+        dims.extend(sizes)
+        starts.append(len(dims))
+        where.append(found.start(4))
+        pos = after
+    return pos, found
 
 
 class Settled(Exception):  # noqa: N818 - a verdict, not an accident

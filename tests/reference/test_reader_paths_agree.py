@@ -4,11 +4,13 @@ and read agrees with validate on every input."""
 from __future__ import annotations
 
 import json
+import math
 import struct
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from stfiles import entry, file_from
 
 import stspec
 from stspec._reader import check
@@ -153,3 +155,26 @@ def test_read_raises_the_fault_before_a_non_object_value(header: str) -> None:
     assert first is not None
     assert first <= 8 + header.index(":") + 1
     check_agreement(data)
+
+
+def test_many_shapes_repeated_and_distinct_are_each_read_as_written() -> None:
+    # The shortcut converts a shape once and keeps a bounded number of them;
+    # past that bound, and for every repeat, each tensor keeps its own shape.
+    # Repeats of equal size and different dimensions, among distinct ones.
+    alike = [(2, 3), (3, 2), (1, 6), (6, 1), (6,), (1, 2, 3), (0, 6), (6, 0)]
+    members: dict[str, object] = {}
+    shapes: dict[str, tuple[int, ...]] = {}
+    cursor = 0
+    for number in range(3000):
+        shape = alike[number // 2 % len(alike)] if number % 2 else (1, number + 1)
+        size = math.prod(shape)
+        name = f"t{number}"
+        members[name] = entry("U8", list(shape), cursor, cursor + size)
+        shapes[name] = shape
+        cursor += size
+    data = file_from(members, b"\0" * cursor)
+    check_agreement(data)
+    with stspec.read(data) as handle:
+        assert {name: info.shape for name, info in handle.tensors.items()} == shapes
+        last = handle.tensors["t2999"]
+        assert (last.begin, last.end) == (cursor - math.prod(last.shape), cursor)

@@ -108,21 +108,33 @@ def _containers(value: object) -> list[list[object]]:
 
 
 def _text_pass(state: Reduction, predicate: Callable[[bytes], bool]) -> None:
-    parts = mutators.split(state.data)
-    if parts is None:
+    if mutators.split(state.data) is None:
         _bytes_pass(state, predicate)
         return
-    chunk = max(1, len(parts[0]) // 2)
+    _part_pass(state, predicate, 0)
+
+
+def _part_pass(
+    state: Reduction, predicate: Callable[[bytes], bool], index: int
+) -> None:
+    """Delta debugging on one part of a split input: 0 the header, 1 the buffer."""
+    parts = mutators.split(state.data)
+    if parts is None:
+        return
+    chunk = max(1, len(parts[index]) // 2)
     while chunk >= 1 and state.tried < state.budget:
         parts = mutators.split(state.data)
         if parts is None:
             return
-        header, buffer = parts
+        part = parts[index]
         start, removed = 0, False
-        while start < len(header) and state.tried < state.budget:
-            candidate = header[:start] + header[start + chunk :]
-            if state.keeps(predicate, mutators.join(candidate, buffer)):
-                header, removed = candidate, True
+        while start < len(part) and state.tried < state.budget:
+            candidate = part[:start] + part[start + chunk :]
+            header, buffer = (
+                (candidate, parts[1]) if index == 0 else (parts[0], candidate)
+            )
+            if state.keeps(predicate, mutators.join(header, buffer)):
+                part, removed = candidate, True
             else:
                 start += chunk
         if not removed:
@@ -154,18 +166,4 @@ def _buffer_pass(state: Reduction, predicate: Callable[[bytes], bool]) -> None:
             predicate, mutators.join(header, buffer[:keep])
         ):
             return
-    chunk = max(1, len(buffer) // 2)
-    while chunk >= 1 and state.tried < state.budget:
-        parts = mutators.split(state.data)
-        if parts is None:
-            return
-        header, buffer = parts
-        start, removed = 0, False
-        while start < len(buffer) and state.tried < state.budget:
-            candidate = buffer[:start] + buffer[start + chunk :]
-            if state.keeps(predicate, mutators.join(header, candidate)):
-                buffer, removed = candidate, True
-            else:
-                start += chunk
-        if not removed:
-            chunk //= 2
+    _part_pass(state, predicate, 1)

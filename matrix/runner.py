@@ -20,6 +20,7 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs, probe
+from stspec_conformance._outcomes import OUTCOMES
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -28,16 +29,6 @@ if TYPE_CHECKING:
 
 __all__ = ["OUTCOMES", "classify", "convert", "impl_spec", "run"]
 
-OUTCOMES: Final = (
-    "accepted",
-    "rejected",
-    "crashed",
-    "hung",
-    "resource",
-    "wrong-content",
-    "invalid-output",
-    "not-applicable",
-)
 # A whole run that takes longer is interrupted (pytest still writes its report).
 RUN_LIMIT_S: Final = 1500
 _CASE_TESTS: Final = ("test_must_accept[", "test_must_reject[", "test_tolerated[")

@@ -10,12 +10,21 @@ programs one process per file) and returns, per file, the outcome and for an
 accepted file each tensor's dtype, shape and sha256 (None when the reader
 gives no bytes).  Each process runs under the implementation's memory limit
 (``RLIMIT_DATA``).  A fuzzing campaign can use the same calls.
+
+An answer is JSON, and a lenient reader may echo what a file holds, nested as
+deep as the file nests it.  That is content, not a fault of the reader: such
+an answer is decoded like any other (``decode``), with every value nested
+deeper than ``MAX_DEPTH`` levels replaced by a string that names its depth,
+length and digest, so the probe, the results files and their renderers never
+recurse deeper than that.  An answer that is not JSON at all is the
+``invalid-output`` outcome.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import re
 import resource
 import subprocess
 from typing import TYPE_CHECKING, Any, Final
@@ -30,7 +39,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DIFFERENCES",
+    "MAX_DEPTH",
     "Answer",
+    "decode",
     "difference",
     "differs",
     "probe",
@@ -42,6 +53,53 @@ __all__ = [
 Answer = dict[str, Any]
 PER_FILE_S: Final = 20
 _WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
+# Deeper than any valid header nests (JSON-DEPTH: 127 levels) plus the answer's
+# own levels; shallow enough that results/NAME.json, written with indentation
+# by json's Python encoder, stays far from the interpreter's recursion limit.
+MAX_DEPTH: Final = 200
+# A string (escapes included) or one bracket: what decides nesting depth.
+_TOKEN: Final = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]', re.DOTALL)
+
+
+def decode(text: str) -> Any:  # noqa: ANN401 - any JSON value
+    """``json.loads``, with values nested deeper than MAX_DEPTH summarised.
+
+    A value that opens at depth MAX_DEPTH becomes the string
+    ``"<JSON nested N levels below depth MAX_DEPTH: L characters, sha256 H>"``
+    (N its own depth, L and H of its text).  ValueError: not JSON.  The
+    summarised text is not parsed, so its own syntax is not checked: the probe
+    keeps no content that deep, and a wrong verdict cannot hide there.
+    """
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return json.loads(text)  # cannot be too deep: no scan
+    return json.loads(_summarise_deep(text))
+
+
+def _summarise_deep(text: str) -> str:
+    pieces: list[str] = []
+    kept = 0  # text[:kept] is in pieces
+    depth = deepest = start = 0
+    for token in _TOKEN.finditer(text):
+        char = token.group()
+        if char in ("[", "{"):
+            depth += 1
+            if depth == MAX_DEPTH + 1:
+                start, deepest = token.start(), depth
+            deepest = max(deepest, depth)
+        elif char in ("]", "}"):
+            depth -= 1
+            if depth == MAX_DEPTH:
+                deep = text[start : token.end()]
+                digest = hashlib.sha256(deep.encode("utf-8", "replace")).hexdigest()
+                summary = (
+                    f"<JSON nested {deepest - MAX_DEPTH} levels below depth "
+                    f"{MAX_DEPTH}: {len(deep)} characters, sha256 {digest[:16]}>"
+                )
+                pieces += [text[kept:start], json.dumps(summary)]
+                kept = token.end()
+    if depth > MAX_DEPTH:
+        raise ValueError(f"a value opened at character {start} is never closed")
+    return "".join([*pieces, text[kept:]])
 
 
 def _limit(mib: int) -> Callable[[], None]:
@@ -90,7 +148,12 @@ def _batched(impl: Impl, argv: list[str], files: list[str]) -> dict[str, Answer]
             check=False,
         )
         for line in done.stdout.splitlines():
-            answer = json.loads(line)
+            try:
+                answer = decode(line)
+            except ValueError:  # a library printing to stdout; not an answer
+                continue
+            if not isinstance(answer, dict) or answer.get("file") not in todo:
+                continue
             if isinstance(answer.get("tensors"), dict):
                 answer["tensors"] = _normal(answer["tensors"])
             answers[answer["file"]] = answer
@@ -168,8 +231,9 @@ def probe_cmd(impl: Impl, files: list[str]) -> dict[str, Answer]:
 
 
 def _cmd_answer(path: str, done: subprocess.CompletedProcess[str]) -> Answer:
+    """The protocol-2 answer: accepted, rejected, invalid-output or crashed."""
     try:
-        body = json.loads(done.stdout)
+        body = decode(done.stdout)
     except ValueError:
         body = None
     if done.returncode == 0 and isinstance(body, dict):
@@ -188,6 +252,9 @@ def _cmd_answer(path: str, done: subprocess.CompletedProcess[str]) -> Answer:
     ):
         return {"file": path, "result": "rejected", "error": body.get("reason")}
     code = done.returncode
+    if code == 0:  # it finished, but its answer says nothing the protocol defines
+        shown = done.stdout.strip()[:200]
+        return {"file": path, "result": "invalid-output", "error": shown}
     cause = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
     tail = done.stderr.strip().splitlines()[-1:] or [""]
     return {"file": path, "result": "crashed", "error": f"{cause}: {tail[0]}"[:300]}

@@ -81,12 +81,40 @@ def probe(module: Any, path: str) -> dict[str, Any]:  # noqa: ANN401
     }
 
 
+_TOO_DEEP = "<nested too deep for json.dumps>"
+
+
+def _encodable(value: Any) -> Any:  # noqa: ANN401 - any JSON value
+    try:
+        json.dumps(value, default=str)
+    except RecursionError:
+        return _TOO_DEEP
+    return value
+
+
+def line_of(answer: dict[str, Any]) -> str:
+    """The answer as one JSON line.
+
+    A reader may hand back what a file nests a thousand levels deep (echoed
+    metadata, a dtype passed through): the value is then replaced by a string
+    saying so, because failing to print it would make this probe, not the
+    reader, crash.
+    """
+    try:
+        return json.dumps(answer, default=str)
+    except RecursionError:
+        if "metadata" in answer:
+            answer["metadata"] = _encodable(answer["metadata"])
+        for entry in answer.get("tensors", {}).values():
+            entry[:2] = [_encodable(entry[0]), _encodable(entry[1])]
+        return json.dumps(answer, default=str)
+
+
 def main(argv: list[str]) -> None:
     """Probe every file named after the wrapper."""
     module = _wrapper(argv[0])
     for path in argv[1:]:
-        line = json.dumps(probe(module, path), default=str)
-        sys.stdout.write(line + "\n")
+        sys.stdout.write(line_of(probe(module, path)) + "\n")
         sys.stdout.flush()
 
 

@@ -1,6 +1,9 @@
 """matrix.probe: what a reader loaded, and how two readers differ."""
 
+import hashlib
+import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -60,3 +63,85 @@ def test_differentials_group_readers_and_name_the_worst_difference() -> None:
         ["first-wins"],
         ["last-wins", "also-last"],
     ]
+
+
+def _nested(levels: int) -> str:
+    return "[" * levels + '"deep"' + "]" * levels
+
+
+def test_decode_keeps_shallow_values_and_summarises_deep_ones() -> None:
+    assert probe.decode('{"a": [[1]], "b": "[[[{"}') == {"a": [[1]], "b": "[[[{"}
+    value = probe.decode('{"m": ' + _nested(100_000) + ', "after": 1}')
+    assert value["after"] == 1
+    inner = value["m"]
+    for _ in range(probe.MAX_DEPTH - 1):  # the object is the first level
+        (inner,) = inner
+    assert isinstance(inner, str)
+    assert inner.startswith(f"<JSON nested {100_000 - probe.MAX_DEPTH + 1} levels")
+    # deep content is still compared: a different deep value, a different summary
+    other = probe.decode('{"m": ' + _nested(100_001) + ', "after": 1}')
+    assert other != value
+
+
+@pytest.mark.parametrize(
+    "text", ["[" * 300, "[" * 300 + "]" * 299, '{"a": "unterminated'], ids=str.__len__
+)
+def test_decode_still_refuses_text_that_is_not_json(text: str) -> None:
+    with pytest.raises(ValueError, match=r"never closed|Expecting|Unterminated"):
+        probe.decode(text)
+
+
+DEEP_ANSWER = """#!{python}
+import sys
+deep = "[" * 100000 + '"x"' + "]" * 100000
+if sys.argv[1].endswith("not_json.safetensors"):
+    print("Segmentation fault? no: just not JSON")
+    sys.exit(0)
+print('{{"result": "accepted", "metadata": {{"echo": ' + deep + '}}, "tensors": '
+      '{{"t": {{"dtype": "U8", "shape": [1], "hex": "01"}}}}}}')
+"""
+
+
+def test_a_command_echoing_content_100000_levels_deep_was_accepted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a cmd: implementation whose program is a script in a scratch environment
+    monkeypatch.setenv("STSPEC_MATRIX_DIR", str(tmp_path))
+    program = tmp_path / "deep-echo" / "bin" / "deep-echo"
+    program.parent.mkdir(parents=True)
+    program.write_text(DEEP_ANSWER.format(python=sys.executable))
+    program.chmod(0o755)
+    impl = replace(by_name("hf-rust-0.8.0"), name="deep-echo", wrapper="deep-echo")
+    files = [str(tmp_path / "x.safetensors"), str(tmp_path / "not_json.safetensors")]
+    answers = probe.probe_cmd(impl, files)
+    deep = answers[files[0]]
+    assert deep["result"] == "accepted"
+    assert deep["tensors"] == {"t": ["U8", [1], hashlib.sha256(b"\x01").hexdigest()]}
+    assert "levels below depth" in json.dumps(deep["metadata"])
+    json.dumps(deep, indent=1)  # what results/NAME.json does with it
+    assert answers[files[1]]["result"] == "invalid-output"
+
+
+DEEP_WRAPPER = """
+def load(path):
+    deep = "x"
+    for _ in range(100_000):
+        deep = [deep]
+    return {"t": ("U8", [1], b"\\x01")}, {"echo": deep}
+"""
+
+
+def test_a_python_reader_echoing_content_100000_levels_deep_was_accepted(
+    tmp_path: Path,
+) -> None:
+    wrapper = tmp_path / "deep_wrapper.py"
+    wrapper.write_text(DEEP_WRAPPER)
+    # probe= takes a file under matrix/wrappers/; an absolute path replaces that
+    impl = replace(by_name("reference"), probe=str(wrapper))
+    answers = probe.probe(
+        impl, [FILES / "y_dtype_f32_values.safetensors"], python=Path(sys.executable)
+    )
+    answer = answers["y_dtype_f32_values"]
+    assert answer["result"] == "accepted"
+    assert answer["metadata"] == "<nested too deep for json.dumps>"
+    assert answer["tensors"]["t"][:2] == ["U8", [1]]

@@ -162,6 +162,15 @@ def _build(impl: Impl) -> None:
         "build": impl.build,
         "script": script.read_text(encoding="utf-8"),
     }
+    # A program built from a folder of matrix/wrappers/ (stcli): a changed
+    # source must rebuild it, or the results would describe the old program.
+    sources = REPO / "matrix" / "wrappers" / impl.wrapper
+    if sources.is_dir():
+        stamp["sources"] = {
+            path.name: path.read_text(encoding="utf-8")
+            for path in sorted(sources.iterdir())
+            if path.is_file()
+        }
     if _stamp_matches(folder, stamp):
         return
     if folder.exists():

@@ -36,7 +36,14 @@ _NUMPY: Final = {
 _OLD: Final = tuple(int(p) for p in VERSION.split(".")[:2]) < (0, 5)
 CAPABILITIES: Final = {
     "read_dtypes": [d for d in DTYPES if not (_OLD and d in _NEW)],
-    "write_dtypes": sorted(_NUMPY),
+    # 0.4.5 refuses complex64 arrays ("dtype complex64 is not covered")
+    "write_dtypes": sorted(d for d in _NUMPY if not (_OLD and d in _NEW)),
+    # The canonical layout (SPEC 9.1: order, compact JSON, serde_json's escapes,
+    # padding), except __metadata__ keys in hash-map order, which changes from
+    # process to process: HF claims the class, as the suite's built-in HF
+    # adapter does, so that one deviation stays a visible failure
+    # (test_writer_metadata_keys_sorted) instead of a not-applicable.
+    "canonical": True,
 }
 _IN_MEMORY: Final = 256 << 20
 

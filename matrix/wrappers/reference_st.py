@@ -15,6 +15,9 @@ import stspec
 NAME: Final = "stspec"
 VERSION: Final[str] = stspec.__version__
 REJECTS: Final = (stspec.SafetensorsError,)
+# stspec.write writes the canonical form (SPEC 9.1), metadata keys sorted: the
+# canonical-writer class, as the suite's built-in reference adapter declares.
+CAPABILITIES: Final = {"canonical": True}
 
 
 def load(path: str) -> tuple[Tensors, dict[str, str] | None]:

@@ -1,7 +1,7 @@
 """``python -m matrix [setup|run|probe|render|all] [--only NAME ...]``.
 
 ``all`` (the default) sets up every environment, runs the suite against each
-implementation in turn (and probes what it loads from each n_ and i_ file)
+implementation in turn (and probes what it loads from each corpus file)
 and renders ``results/``.  ``probe`` repeats only the probe, into the
 existing ``results/NAME.json``.  ``--only`` restricts setup, runs and probes
 to the named implementations; ``render`` always uses every JSON file in

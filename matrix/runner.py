@@ -267,12 +267,13 @@ _PROBED_TENSORS: Final = 16
 
 
 def _probe(impl: Impl) -> dict[str, Any]:
-    """What the implementation loads from each n_ and i_ file (matrix.probe)."""
-    files = sorted(
-        path
-        for path in (envs.REPO / "corpus" / "files").glob("*.safetensors")
-        if path.name.startswith(("n_", "i_"))
-    )
+    """What the implementation loads from each corpus file (matrix.probe).
+
+    Every y_, n_ and i_ file under corpus/files: two readers that accept one
+    valid file but load different tensors are a differential too (the
+    six recipe cases, large files the suite builds on demand, are left out).
+    """
+    files = sorted((envs.REPO / "corpus" / "files").glob("*.safetensors"))
     out: dict[str, Any] = {}
     for case, answer in probe.probe(impl, files).items():
         answer.pop("file", None)

@@ -303,7 +303,8 @@ def _declaration(caps: dict[str, Any]) -> str:
     if caps.get("write"):
         writes = caps.get("write_dtypes") or []
         parts.append(
-            "writer" + (f" ({len(writes)} dtypes)" if len(writes) < 22 else "")
+            ("canonical writer" if caps.get("canonical") else "writer")
+            + (f" ({len(writes)} dtypes)" if len(writes) < 22 else "")
         )
     return "; ".join(parts)
 

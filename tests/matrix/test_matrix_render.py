@@ -114,3 +114,23 @@ def test_pruned_view_groups_identical_outcomes(results_dir: Path) -> None:
     assert groups == 5
     first = pruned.split('class="group"')[1]
     assert "n_layout_hole_between_tensors" in first  # the dangerous group leads
+
+
+@pytest.mark.parametrize(
+    ("caps", "shown"),
+    [
+        ({}, "?"),
+        ({"header_only": True, "read_dtypes": ["U8"] * 22}, "header-only"),
+        (
+            {"read_dtypes": ["U8"] * 15, "write": True, "write_dtypes": ["U8"] * 12},
+            "reads bytes; reads 15 dtypes; writer (12 dtypes)",
+        ),
+        (
+            {"read_dtypes": ["U8"] * 22, "write": True, "canonical": True,
+             "write_dtypes": ["U8"] * 22, "metadata_presence": False},
+            "reads bytes; absent metadata = {}; canonical writer",
+        ),
+    ],
+)  # fmt: skip
+def test_the_declaration_in_words(caps: dict[str, object], shown: str) -> None:
+    assert render._declaration(caps) == shown

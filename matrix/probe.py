@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DIFFERENCES",
+    "KEPT_TENSORS",
     "MAX_DEPTH",
     "Answer",
     "decode",
@@ -48,10 +49,13 @@ __all__ = [
     "probe_cmd",
     "probe_node",
     "probe_python",
+    "stated",
 ]
 
 Answer = dict[str, Any]
 PER_FILE_S: Final = 20
+# results/NAME.json keeps the first tensors by name of each answer
+KEPT_TENSORS: Final = 16
 _WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
 # Deeper than any valid header nests (JSON-DEPTH: 127 levels) plus the answer's
 # own levels; shallow enough that results/NAME.json, written with indentation
@@ -309,3 +313,22 @@ def difference(a: Answer, b: Answer) -> str | None:
 def differs(a: Answer, b: Answer) -> bool:
     """Whether two accepting readers loaded different tensors."""
     return difference(a, b) is not None
+
+
+def stated(case: dict[str, Any]) -> Answer | None:
+    """What a valid corpus case states (its manifest entry), as a probe answer.
+
+    None for other cases.  Trimmed to the tensors results/ keeps, so that
+    ``differs(stated(case), answer)`` says whether a reader loaded it right.
+    """
+    expected = case.get("expected")
+    if case.get("verdict") != "valid" or not isinstance(expected, dict):
+        return None
+    tensors = sorted(expected.get("tensors", {}).items())[:KEPT_TENSORS]
+    return {
+        "result": "accepted",
+        "tensors": {
+            name: [info["dtype"], [int(d) for d in info["shape"]], info["sha256"]]
+            for name, info in tensors
+        },
+    }

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 from matrix.impls import IMPLS
-from matrix.probe import DIFFERENCES, difference, differs
+from matrix.probe import DIFFERENCES, difference, differs, stated
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 __all__ = [
@@ -389,6 +390,17 @@ def describe_loaded(answer: dict[str, Any], limit: int = 4) -> str:
     return "; ".join(parts) or "no tensors"
 
 
+def _as_stated(cases: list[dict[str, Any]]) -> Callable[[str, dict[str, Any]], bool]:
+    """Whether an answer loaded what a valid case states (False for others)."""
+    expected = {str(c["id"]): stated(c) for c in cases}
+
+    def right(case_id: str, answer: dict[str, Any]) -> bool:
+        want = expected.get(case_id)
+        return want is not None and not differs(want, answer)
+
+    return right
+
+
 def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> str:
     """The summary table (one row per implementation) and the disagreements."""
     cols = _summary_columns()
@@ -455,10 +467,12 @@ def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) 
         ),
         "",
     ]
+    right = _as_stated(cases)
     for case_id, kind, groups in found:
         lines.append(f"- `{case_id}` ({kind} differ):")
         lines.extend(
             f"  - {', '.join(names)}: {describe_loaded(answer)}"
+            + (" (as the valid file states)" if right(case_id, answer) else "")
             for names, answer in groups
         )
     legend = "; ".join(f"`{text}` {legend}" for text, _, legend in CELL.values())
@@ -517,7 +531,7 @@ def render_html(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> s
             f'<tr class="group"><td>{len(members)} case(s): {names}</td>'
             f"<td>{html.escape(str(members[0]['verdict']))}</td>{cells}</tr>"
         )
-    out += ["</table>", *_differentials_html(results)]
+    out += ["</table>", *_differentials_html(results, cases)]
     out += [
         '<h2 id="full">Full view: one row per case</h2>',
         '<table id="full-table">',
@@ -541,8 +555,11 @@ def render_html(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> s
     return "\n".join(out)
 
 
-def _differentials_html(results: list[dict[str, Any]]) -> list[str]:
+def _differentials_html(
+    results: list[dict[str, Any]], cases: list[dict[str, Any]]
+) -> list[str]:
     found = differentials(results)
+    right = _as_stated(cases)
     out = [
         '<h2 id="differentials">Parser differentials</h2>',
         (
@@ -563,9 +580,12 @@ def _differentials_html(results: list[dict[str, Any]]) -> list[str]:
                 if i == 0
                 else ""
             )
+            loaded = describe_loaded(answer)
+            if right(case_id, answer):
+                loaded += " (as the valid file states)"
             out.append(
                 f'<tr class="differential">{head}<td>{html.escape(", ".join(names))}'
-                f"</td><td class=id>{html.escape(describe_loaded(answer))}</td></tr>"
+                f"</td><td class=id>{html.escape(loaded)}</td></tr>"
             )
     out.append("</table>")
     return out

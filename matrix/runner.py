@@ -263,9 +263,6 @@ def convert(report: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return dict(sorted(cases.items())), dict(sorted(others.items()))
 
 
-_PROBED_TENSORS: Final = 16
-
-
 def _probe(impl: Impl) -> dict[str, Any]:
     """What the implementation loads from each corpus file (matrix.probe).
 
@@ -280,8 +277,8 @@ def _probe(impl: Impl) -> dict[str, Any]:
         if "error" in answer:
             answer["error"] = str(answer["error"]).replace(str(envs.REPO) + "/", "")
         tensors = answer.get("tensors")
-        if isinstance(tensors, dict) and len(tensors) > _PROBED_TENSORS:
-            answer["tensors"] = dict(sorted(tensors.items())[:_PROBED_TENSORS])
+        if isinstance(tensors, dict) and len(tensors) > probe.KEPT_TENSORS:
+            answer["tensors"] = dict(sorted(tensors.items())[: probe.KEPT_TENSORS])
             answer["tensors_total"] = len(tensors)
         out[case] = answer
     return out

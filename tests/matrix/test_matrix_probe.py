@@ -145,3 +145,36 @@ def test_a_python_reader_echoing_content_100000_levels_deep_was_accepted(
     assert answer["result"] == "accepted"
     assert answer["metadata"] == "<nested too deep for json.dumps>"
     assert answer["tensors"]["t"][:2] == ["U8", [1]]
+
+
+VALID_CASE = {
+    "id": "y_x",
+    "verdict": "valid",
+    "rules": [],
+    "expected": {
+        "metadata": None,
+        "tensors": {"a": {"dtype": "F32", "shape": ["1"], "sha256": "aa"}},
+    },
+}
+
+
+def test_what_a_valid_case_states_compares_with_what_readers_loaded() -> None:
+    stated = probe.stated(VALID_CASE)
+    assert stated == _answer(a=["F32", [1], "aa"])
+    assert not probe.differs(stated, _answer(a=["F32", [1], "aa"]))
+    assert probe.differs(stated, _answer(a=["F32", [1], "bb"]))
+    assert probe.stated({**VALID_CASE, "verdict": "invalid"}) is None
+
+
+def test_a_differential_on_a_valid_file_names_the_group_that_loaded_it_right() -> None:
+    def result(name: str, answer: probe.Answer) -> dict[str, object]:
+        return {"implementation": {"name": name}, "probe": {"y_x": answer}}
+
+    results = [
+        result("right", _answer(a=["F32", [1], "aa"])),
+        result("wrong", _answer(a=["U8", [1], "aa"])),
+    ]
+    text = render.render_markdown(results, [VALID_CASE])
+    assert "  - right: 'a' F32[1] aa (as the valid file states)" in text
+    assert "  - wrong: 'a' U8[1] aa\n" in text
+    assert "(as the valid file states)" in render.render_html(results, [VALID_CASE])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import gc
 import mmap
@@ -235,16 +236,26 @@ def _read_text(
     try:
         text = str(raw, "utf-8")
     except UnicodeDecodeError as exc:
-        report.add(
-            "HEADER-UTF8",
-            exc.start,
-            f"header is not UTF-8: {exc.reason}",
-            (),
-            PREFIX_SIZE + exc.start,
-        )
+        _not_utf8(report, exc.start, exc.reason)
         return None
     finally:
         raw.release()
+    start = _object_start(text, report)
+    return None if start is None else (text, start)
+
+
+def _not_utf8(report: Report, position: int, reason: str) -> None:
+    report.add(
+        "HEADER-UTF8",
+        position,
+        f"header is not UTF-8: {reason}",
+        (),
+        PREFIX_SIZE + position,
+    )
+
+
+def _object_start(text: str, report: Report) -> int | None:
+    """Return where the header object starts, after judging what precedes it."""
     start = len(text) - len(text.lstrip(_JSON_WS))
     if text[start : start + 1] != "{":
         found = repr(text[start]) if start < len(text) else "the end of the header"
@@ -262,7 +273,7 @@ def _read_text(
             f"{start} whitespace bytes precede the '{{', expected it first",
             (),
         )
-    return text, start
+    return start
 
 
 def _check_tail(text: str, end: int, report: Report) -> None:
@@ -288,6 +299,115 @@ def _check_tail(text: str, end: int, report: Report) -> None:
     )
 
 
+# read(): the answer from the header's first bytes ----------------------------
+
+# read() looks at the first 1/128 of a header at least this long on its own
+# (a valid one then costs that much more), at most _HEAD_MAX bytes of it.
+_EARLY_FROM: Final = 1 << 19
+_HEAD_MAX: Final = 1 << 16
+# The rest is decoded this much at a time, and the text thrown away.
+_CHUNK: Final = 1 << 18
+_decode: Final = codecs.utf_8_decode
+
+
+def _early(buffer: Buffer, head: int | None, *, shortcuts: bool) -> Violations | None:
+    """Return read()'s answer when the header's first bytes settle it, else None.
+
+    A hostile header is usually at fault within its first kilobytes, and a
+    lenient reader stops there; this reader must find exactly the violation
+    validate() lists first, so an answer from the first bytes is taken only
+    when nothing after them can come before it: what precedes the '{', a
+    fault that settles the parse (see _header.Settled), a nesting too deep.
+    HEADER-UTF8 anywhere outranks every other fault, so the rest of the
+    header is then decoded too, a chunk at a time, keeping none of the text:
+    one pass over the bytes, and memory for a chunk instead of a copy.
+    """
+    report = Report(1)
+    header_length = _read_prefix(buffer, report)
+    if header_length is None:
+        return None  # the pipeline finds the same at once
+    if head is None:
+        head = min(header_length >> 7, _HEAD_MAX) if header_length >= _EARLY_FROM else 0
+    if not 0 < head < header_length:
+        return None
+    raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
+    try:
+        with raw[:head] as first:
+            try:
+                text, used = _decode(first, "strict", False)
+            except UnicodeDecodeError as exc:
+                # The first fault of all: nothing before it is a fault.
+                _not_utf8(report, exc.start, exc.reason)
+                return report.errors(OffsetMap("", PREFIX_SIZE))
+            with first[:used] as part:
+                data_length = len(buffer) - PREFIX_SIZE - header_length
+                if not _settled_by(text, part, report, data_length, shortcuts):
+                    return None
+        fault = _utf8_fault(raw, used)
+    finally:
+        raw.release()
+    if fault is not None:
+        report = Report(1)
+        _not_utf8(report, *fault)
+        text = ""
+    return report.errors(OffsetMap(text, PREFIX_SIZE))
+
+
+def _settled_by(
+    text: str, raw: memoryview, report: Report, data_length: int, shortcuts: bool
+) -> bool:
+    """Whether the first violation of a header starting with ``text`` is certain.
+
+    ``raw`` holds the bytes of ``text``, ``report`` receives the violation.
+    """
+    if not text.lstrip(_JSON_WS):
+        return False  # what the whitespace precedes lies further on
+    start = _object_start(text, report)
+    if start is None or start:
+        return True  # HEADER-OBJECT stops the check; HEADER-LEADING-WS is at 0
+    src = Text(
+        text,
+        report.add,
+        raw,
+        surrogates=SURROGATE_ESCAPE.search(text) is not None,
+        shortcuts=shortcuts,
+    )
+    try:
+        scan(src, 0, report, data_length, first_only=True)
+    except Settled:
+        return True
+    except JsonStop as stop:
+        # Found before the cut, a nesting too deep is one in the whole header
+        # (and keeps the parse faults before it); another stop may be the cut
+        # itself, as may the structure behind a structural fault.
+        if stop.rule != "JSON-DEPTH" or report.structural():
+            return False
+        report.add(stop.rule, stop.pos, stop.msg, ())
+        return True
+    return False  # the object ended: what follows it needs the whole header
+
+
+def _utf8_fault(
+    raw: memoryview, pos: int, chunk: int = _CHUNK
+) -> tuple[int, str] | None:
+    """Decode ``raw`` from ``pos`` on; return its first UTF-8 fault, if any.
+
+    ``chunk`` (at least 4: a character is split at most once) bytes at a
+    time; the text is thrown away.
+    """
+    end = len(raw)
+    while pos < end:
+        stop = min(pos + chunk, end)
+        with raw[pos:stop] as part:
+            try:
+                # Not kept: a name would hold it while the next one is made.
+                used = _decode(part, "strict", stop == end)[1]
+            except UnicodeDecodeError as exc:
+                return pos + exc.start, exc.reason
+        pos += used
+    return None
+
+
 # 3. JSON and the header members, 4. the byte buffer ------------------------
 
 
@@ -310,6 +430,7 @@ def check(
     limit: int | None,
     shortcuts: bool = True,
     first_only: bool = False,
+    head: int | None = None,
 ) -> tuple[Violations, _Valid | None]:
     """Run the whole pipeline; return the violations and, if none, the header.
 
@@ -318,10 +439,16 @@ def check(
     the regular expressions and the C decoder (the same verdicts, slower).
     ``first_only`` (read()): only the first violation is wanted, so the
     check may stop, or check only syntax, once it is certain; the other
-    violations and counts are then incomplete.
+    violations and counts are then incomplete.  It first looks for that
+    violation in the header's first ``head`` bytes alone (None: 1/128 of a
+    header of 512 KiB or more, at most 64 KiB; 0: never).
     """
     report = Report(limit if limit is not None else len(buffer) + 1)
     with _collector_paused():
+        if first_only:
+            early = _early(buffer, head, shortcuts=shortcuts)
+            if early is not None:
+                return early, None
         try:
             valid, to_offset = _check(
                 buffer, report, shortcuts=shortcuts, first_only=first_only

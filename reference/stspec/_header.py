@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import re
 from array import array
+from functools import cache
 from math import prod
 
 from stspec._dtypes import BITS, RANK
@@ -80,11 +81,21 @@ _SCALAR = (
     r'(?:"[^"\\\x00-\x1f]*+"|true|false|null'
     r"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)"
 )
-_PLAIN_MEMBER: Final = re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W},{_W}")
-# At most so many at a time, so that the names in hand stay few.
-_PLAIN_MEMBERS: Final = re.compile(
-    rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W}){{1,4096}}+'
-)
+
+
+# Compiled on first use, as are the other patterns only odd headers need:
+# compiling costs start-up time, and most headers have no such members.
+@cache
+def _plain_member() -> re.Pattern[str]:
+    return re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W},{_W}")
+
+
+@cache
+def _plain_run() -> re.Pattern[str]:
+    # At most so many at a time, so that the names in hand stay few.
+    return re.compile(rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W}){{1,4096}}+')
+
+
 # One metadata member whose name and value need no unescaping.
 # One metadata member whose value is a string (escapes are decoded after).
 _PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ESCAPED_NAME}{_W}(,?){_W}")
@@ -221,7 +232,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
         bits = bits_of(dtype)
         shape_ok = True
         if shape:
-            if len(shape) >= 20 and _OVER_U64.search(shape):
+            if len(shape) >= 20 and _over_u64().search(shape):
                 shape_ok = False
                 sizes = []
             else:
@@ -470,7 +481,7 @@ def _dims_in_range(state: _Scan, name: str, found: re.Match[str]) -> bool:
     start, end = found.span(3)
     report = state.report
     pos, index, in_range = start, 0, True
-    over = _OVER_U64.finditer(text, start, end)
+    over = _over_u64().finditer(text, start, end)
     for dim in over:
         in_range = False
         index += text.count(",", pos, dim.start())
@@ -494,9 +505,15 @@ def _greater(number: str) -> str:
     )
 
 
-# A dimension token above 2^64-1 of 20 digits (a canonical entry has at most
-# 20): found in place, at C speed.
-_OVER_U64: Final = re.compile(rf"(?<![0-9])(?:{_greater(str(U64_MAX))})(?![0-9])")
+@cache
+def _over_u64() -> re.Pattern[str]:
+    """Match a dimension token above 2^64-1 of 20 digits, in place, at C speed.
+
+    A canonical entry has at most 20 digits per dimension.  Compiled on first
+    use: it takes a millisecond, and only a shape of 20 characters or more
+    needs it.
+    """
+    return re.compile(rf"(?<![0-9])(?:{_greater(str(U64_MAX))})(?![0-9])")
 
 
 def _too_big(state: _Scan, pos: int, path: Path, number: int) -> None:
@@ -651,10 +668,10 @@ def _plain_field(text: str, pos: int, key: str) -> tuple[int, object] | None:
     need no element positions.
     """
     if key == "dtype":
-        found = _PLAIN_STRING.match(text, pos)
+        found = _plain_string().match(text, pos)
         return None if found is None else (found.end(), found.group(1))
-    found = _INT_ARRAY.match(text, pos) if nests(3) else None
-    if found is None or _OVER_U64.search(text, *found.span(1)):
+    found = _int_array().match(text, pos) if nests(3) else None
+    if found is None or _over_u64().search(text, *found.span(1)):
         return None
     tokens = found.group(1)
     numbers = list(map(int, tokens.split(","))) if tokens else []
@@ -663,8 +680,14 @@ def _plain_field(text: str, pos: int, key: str) -> tuple[int, object] | None:
     return found.end(), numbers
 
 
-_PLAIN_STRING: Final = re.compile(_NAME)
-_INT_ARRAY: Final = re.compile(rf"\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\]")
+@cache
+def _plain_string() -> re.Pattern[str]:
+    return re.compile(_NAME)
+
+
+@cache
+def _int_array() -> re.Pattern[str]:
+    return re.compile(rf"\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\]")
 
 
 def _plain_members(state: _Scan, seen: set[str], pos: int) -> int:
@@ -675,7 +698,7 @@ def _plain_members(state: _Scan, seen: set[str], pos: int) -> int:
     name, so its members go one by one).
     """
     text = state.src.text
-    run = _PLAIN_MEMBERS.match(text, pos)
+    run = _plain_run().match(text, pos)
     if run is None:
         return pos + 1
     if state.first_only:
@@ -686,7 +709,7 @@ def _plain_members(state: _Scan, seen: set[str], pos: int) -> int:
         if '"dtype"' in chunk or '"shape"' in chunk or '"data_offsets"' in chunk:
             return run.end()
         return -run.end()
-    names = _PLAIN_MEMBER.findall(text, pos, run.end())
+    names = _plain_member().findall(text, pos, run.end())
     fresh = set(names)
     if len(fresh) != len(names) or not seen.isdisjoint(fresh) or fresh & FIELDS:
         return run.end()

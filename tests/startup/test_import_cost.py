@@ -40,9 +40,9 @@ HEAVY = (
 )
 
 
-def loaded_by(statement: str) -> set[str]:
+def printed_by(script: str) -> list[str]:
+    """Run ``script`` in a fresh interpreter; return the words it printed."""
     # -S: no site, so nothing that an editable install preloads hides a cost.
-    script = f"import sys\n{statement}\nprint(' '.join(sorted(sys.modules)))\n"
     done = subprocess.run(
         [sys.executable, "-S", "-c", script],
         env={**os.environ, "PYTHONPATH": SOURCE_ROOT},
@@ -51,7 +51,12 @@ def loaded_by(statement: str) -> set[str]:
         check=True,
         timeout=60,
     )
-    return set(done.stdout.split())
+    return done.stdout.split()
+
+
+def loaded_by(statement: str) -> set[str]:
+    script = f"import sys\n{statement}\nprint(' '.join(sorted(sys.modules)))\n"
+    return set(printed_by(script))
 
 
 @pytest.mark.parametrize(
@@ -150,3 +155,49 @@ def test_help_is_80_columns_wide_without_a_terminal(
     monkeypatch.setattr(os, "get_terminal_size", no_terminal)
     lines = help_lines(capsys)
     assert 68 < max(map(len, lines)) <= 78
+
+
+# Patterns that only odd headers need (unknown members, fields out of order,
+# dimensions of 20 digits or more): compiling one costs up to a millisecond.
+RARE_PATTERNS = (
+    "_header._over_u64",
+    "_header._plain_member",
+    "_header._plain_run",
+    "_header._plain_string",
+    "_header._int_array",
+)
+
+
+def compiled_after(statement: str) -> list[str]:
+    script = (
+        "import contextlib, io\n"
+        "import stspec._header\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    {statement}\n"
+        + "".join(
+            f"if stspec.{name}.cache_info().currsize:\n    print({name!r})\n"
+            for name in RARE_PATTERNS
+        )
+    )
+    return printed_by(script)
+
+
+def test_checking_a_plain_file_compiles_no_rare_pattern(tmp_path: Path) -> None:
+    path = str(tmp_path / "plain.safetensors")
+    stspec.write(path, {"w": ("F32", [2, 3], bytes(24))}, {"format": "pt"})
+    statement = f"from stspec._cli import main; main(['check', {path!r}])"
+    assert compiled_after(statement) == []
+
+
+def test_an_odd_header_compiles_what_it_needs(tmp_path: Path) -> None:
+    # The check above would pass if the patterns were never compiled at all.
+    path = tmp_path / "odd.safetensors"
+    header = (
+        b'{"w":{"shape":[123456789012345678901],"dtype":"F32","data_offsets":[0,4]}}'
+    )
+    path.write_bytes(len(header).to_bytes(8, "little") + header + bytes(4))
+    statement = f"stspec.validate({str(path)!r})"
+    assert set(compiled_after(statement)) >= {
+        "_header._over_u64",
+        "_header._int_array",
+    }

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from functools import cache
 
 from stspec._errors import shown
 from stspec._rules import MAX_DEPTH
@@ -29,14 +30,28 @@ Path = tuple[str | int, ...]
 FaultSink = Callable[[str, int, str, Path], None]
 
 WS: Final = re.compile(r"[ \t\n\r]*+")
-_NUMBER: Final = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
 INT: Final = r"(?:0|[1-9][0-9]{0,19})"
-_PLAIN_INT: Final = re.compile(INT)
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 # The C string scanner behind json; typeshed does not declare it.
 _scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
 _LITERALS: Final = (("true", True), ("false", False), ("null", None))
+
+
+# The patterns below are compiled on first use: compiling costs start-up
+# time, and the headers writers emit need none of them.
+@cache
+def _number() -> re.Pattern[str]:
+    return re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+@cache
+def _plain_int() -> re.Pattern[str]:
+    return re.compile(INT)
+
+
+@cache
+def _surrogate() -> re.Pattern[str]:
+    return re.compile("[\ud800-\udfff]")
 
 
 class Number:
@@ -120,7 +135,7 @@ def string(src: Text, pos: int) -> tuple[int, str]:
 
 def check_surrogates(src: Text, value: str, pos: int, path: Path) -> None:
     """Report a string that holds an unpaired surrogate (from an escape)."""
-    if src.surrogates and _SURROGATE.search(value):
+    if src.surrogates and _surrogate().search(value):
         src.fault(
             "JSON-SURROGATE",
             pos,
@@ -186,11 +201,11 @@ def scalar(src: Text, pos: int) -> tuple[int, object]:
     for word, literal in _LITERALS:
         if text.startswith(word, pos):
             return pos + len(word), literal
-    match = _NUMBER.match(text, pos)
+    match = _number().match(text, pos)
     if match is None:
         raise syntax(text, pos, "a JSON value")
     token = match.group()
-    if _PLAIN_INT.fullmatch(token):
+    if _plain_int().fullmatch(token):
         return match.end(), int(token)
     return match.end(), Number(token)
 
@@ -430,7 +445,7 @@ def nests_shallowly(raw: memoryview) -> bool:
             return False
         parts.append(chunk)
         start = end
-    data = _QUOTED.sub(b"", b"".join(parts))
+    data = _quoted().sub(b"", b"".join(parts))
     passes = 0
     # Each pass that runs shrinks the data by an eighth at least, so all of
     # them cost a few times one; the runs left are few enough to count.
@@ -438,7 +453,7 @@ def nests_shallowly(raw: memoryview) -> bool:
         data = data.replace(b"[]", b"")
         passes += 1
     depth = deepest = 0
-    for run in _RUNS.finditer(data):
+    for run in _runs().finditer(data):
         if run.group()[0] == ord("["):
             depth += len(run.group())
             deepest = max(deepest, depth)
@@ -453,6 +468,14 @@ _CHUNK: Final = 1 << 20
 _BACKSLASH: Final = ord("\\")
 _BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
 _NOT_STRUCTURE: Final = bytes(set(range(256)) - set(b'"[]{}'))
-# Adjacent strings (their separators are gone) are removed in one match.
-_QUOTED: Final = re.compile(rb'(?:"[^"]*+")++')
-_RUNS: Final = re.compile(rb"\[++|\]++")
+
+
+@cache
+def _quoted() -> re.Pattern[bytes]:
+    # Adjacent strings (their separators are gone) are removed in one match.
+    return re.compile(rb'(?:"[^"]*+")++')
+
+
+@cache
+def _runs() -> re.Pattern[bytes]:
+    return re.compile(rb"\[++|\]++")

@@ -165,6 +165,11 @@ RARE_PATTERNS = (
     "_header._plain_run",
     "_header._plain_string",
     "_header._int_array",
+    "_json._number",
+    "_json._plain_int",
+    "_json._surrogate",
+    "_json._quoted",
+    "_json._runs",
 )
 
 
@@ -189,15 +194,46 @@ def test_checking_a_plain_file_compiles_no_rare_pattern(tmp_path: Path) -> None:
     assert compiled_after(statement) == []
 
 
-def test_an_odd_header_compiles_what_it_needs(tmp_path: Path) -> None:
-    # The check above would pass if the patterns were never compiled at all.
+_ENTRY = '"dtype":"F32","shape":[1],"data_offsets":[0,4]'
+_MANY_UNKNOWN = "".join(f',"m{number}":1' for number in range(300))
+
+
+# Each check above would pass if the patterns were never compiled at all.
+@pytest.mark.parametrize(
+    ("header", "needed"),
+    [
+        pytest.param(
+            '{"w":{"shape":[123456789012345678901],"dtype":"F32","data_offsets":[0,4]}}',
+            {"_header._over_u64", "_header._int_array", "_header._plain_string"},
+            id="fields-out-of-order-21-digits",
+        ),
+        pytest.param(
+            f'{{"w":{{{_ENTRY},"x":1.5}}}}',
+            {"_json._number", "_json._plain_int"},
+            id="unknown-member",
+        ),
+        pytest.param(
+            f'{{"w":{{{_ENTRY}{_MANY_UNKNOWN}}}}}',
+            {"_header._plain_member", "_header._plain_run"},
+            id="run-of-unknown-members",
+        ),
+        pytest.param(
+            f'{{"w":{{{_ENTRY},"x":[[1]]}}}}',
+            {"_json._quoted", "_json._runs"},
+            id="nested-unknown-member",
+        ),
+        pytest.param(
+            f'{{"w":{{{_ENTRY}}},"__metadata__":{{"a\\ud800":"b"}}}}',
+            {"_json._surrogate"},
+            id="lone-surrogate",
+        ),
+    ],
+)
+def test_an_odd_header_compiles_what_it_needs(
+    tmp_path: Path, header: str, needed: set[str]
+) -> None:
     path = tmp_path / "odd.safetensors"
-    header = (
-        b'{"w":{"shape":[123456789012345678901],"dtype":"F32","data_offsets":[0,4]}}'
-    )
-    path.write_bytes(len(header).to_bytes(8, "little") + header + bytes(4))
-    statement = f"stspec.validate({str(path)!r})"
-    assert set(compiled_after(statement)) >= {
-        "_header._over_u64",
-        "_header._int_array",
-    }
+    raw = header.encode()
+    path.write_bytes(len(raw).to_bytes(8, "little") + raw + bytes(4))
+    compiled = compiled_after(f"stspec.validate({str(path)!r})")
+    assert set(compiled) >= needed

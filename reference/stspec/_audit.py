@@ -10,13 +10,6 @@ import sys
 from stspec._check import FileResult, Progress, Task, check_files
 from stspec._inputs import Target, gather
 from stspec._rules import MAX_HEADER_SIZE, SHARD_CHECKS_BY_ID
-from stspec._shards import (
-    Finding,
-    Holdings,
-    Index,
-    check_model,
-    parse_index,
-)
 from stspec._summary import Summary, combine
 from stspec._terminal import complain, count, out, out_json, violation_line
 from stspec._version import SPEC_VERSION, __version__
@@ -28,6 +21,7 @@ if TYPE_CHECKING:
     from typing import Final, NamedTuple
 
     from stspec._inputs import Refused
+    from stspec._shards import Finding, Holdings, Index
 else:
     from stspec._record import NamedTuple
 
@@ -137,6 +131,10 @@ def _full(options: Options) -> bool:
 
 
 def _open_model(target: Target) -> _Model:
+    # Imported here, as for the other uses of _shards: most runs check no
+    # sharded model, and the command starts faster without it.
+    from stspec._shards import Finding, parse_index  # noqa: PLC0415
+
     def unusable(why: str) -> _Model:
         return _Model(
             target, None, [Finding("SHARD-INDEX-JSON", target.shown, None, None, why)]
@@ -197,6 +195,8 @@ def _outcome(result: FileResult) -> int:
 def _check_model(model: _Model, results: dict[str, FileResult]) -> None:
     if model.index is None:
         return
+    from stspec._shards import check_model  # noqa: PLC0415 - see _open_model
+
     holdings: dict[str, Holdings | None] = {}
     summaries = []
     for shard, path in model.shard_paths.items():

@@ -8,8 +8,6 @@ import time
 from stspec._errors import SafetensorsError
 from stspec._reader import read, validate
 from stspec._rules import verdict_of
-from stspec._shards import Holdings
-from stspec._sniff import SNIFF_SIZE, Format, sniff
 from stspec._summary import Summary, summarize
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
@@ -17,6 +15,9 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Generator, Sequence
     from typing import Final, NamedTuple, TextIO
+
+    from stspec._shards import Holdings
+    from stspec._sniff import Format
 else:
     from stspec._record import NamedTuple
 
@@ -95,12 +96,18 @@ def _check(task: Task) -> FileResult:
             errors, verdict = (exc,), "rejected"
         looks_like = None
         if errors[0].rule in _PREFIX_RULES:
+            # Imported here, as _shards below: most files need neither, and
+            # the command starts faster without them.
+            from stspec._sniff import SNIFF_SIZE, sniff  # noqa: PLC0415
+
             with open(task.path, "rb") as file:  # noqa: PTH123 - a plain path string
                 looks_like = sniff(file.read(SNIFF_SIZE))
         return FileResult(task.shown, verdict, errors, looks_like, omitted=omitted)
     with opened:
         holdings = None
         if task.holdings:
+            from stspec._shards import Holdings  # noqa: PLC0415 - see above
+
             names, _, offsets, _, _ = opened.tensors.columns
             holdings = Holdings(
                 opened.data_start,

@@ -18,7 +18,6 @@ import select
 import stat
 
 from stspec._rules import MAX_HEADER_SIZE
-from stspec._shards import is_index
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -28,11 +27,12 @@ if TYPE_CHECKING:
 else:
     from stspec._record import NamedTuple
 
-__all__ = ["Inputs", "Refused", "Target", "gather"]
+__all__ = ["Inputs", "Refused", "Target", "gather", "is_index"]
 
 _PREFIX_SIZE: Final = 8
 _CHUNK: Final = 1 << 20
 _SUFFIX: Final = ".safetensors"
+_INDEX: Final = ".safetensors.index"
 # Paths that name an open file of this process (/dev/stdin, /dev/fd/3,
 # /proc/self/fd/3): only this process can reopen them, so their header is
 # copied here before any worker process sees the file.
@@ -117,6 +117,22 @@ def _targets(
     if not stat.S_ISREG(mode):
         raise _RefusedError(f"not a regular file ({_kind(mode)})")
     return [_regular(argument, scratch)]
+
+
+def is_index(name: str) -> bool:
+    """Whether a file name is a sharded checkpoint's index.
+
+    ``PREFIX.safetensors.index.json``, and the variant form transformers and
+    diffusers write for ``variant="fp16"``: ``PREFIX.safetensors.index.fp16.json``
+    (their ``_add_variant`` puts the variant before the last suffix).
+    """
+    if not name.endswith(".json"):
+        return False
+    stem = name.removesuffix(".json")
+    if stem.endswith(_INDEX):
+        return True
+    head, _, variant = stem.rpartition(".")
+    return bool(variant) and head.endswith(_INDEX)
 
 
 class _RefusedError(Exception):

@@ -32,28 +32,8 @@ __all__ = [
     "Holdings",
     "Index",
     "check_model",
-    "is_index",
     "parse_index",
 ]
-
-_INDEX: Final = ".safetensors.index"
-
-
-def is_index(name: str) -> bool:
-    """Whether a file name is a sharded checkpoint's index.
-
-    ``PREFIX.safetensors.index.json``, and the variant form transformers and
-    diffusers write for ``variant="fp16"``: ``PREFIX.safetensors.index.fp16.json``
-    (their ``_add_variant`` puts the variant before the last suffix).
-    """
-    if not name.endswith(".json"):
-        return False
-    stem = name.removesuffix(".json")
-    if stem.endswith(_INDEX):
-        return True
-    head, _, variant = stem.rpartition(".")
-    return bool(variant) and head.endswith(_INDEX)
-
 
 # Findings kept per rule; the rest are counted (a hostile index may name a
 # million weights, each of them wrong).

@@ -9,8 +9,9 @@ import pytest
 
 import stspec
 from stspec import _audit
+from stspec._inputs import is_index
 from stspec._rules import SHARD_CHECKS, SHARD_CHECKS_BY_ID
-from stspec._shards import CAP, is_index
+from stspec._shards import CAP
 
 from .models import INDEX, SHARDS, run, weight_map, write_model
 

@@ -118,6 +118,24 @@ def test_the_command_parses_its_arguments_without_shutil() -> None:
     assert "shutil" not in loaded
 
 
+# What a check of one plain valid file does without: folders and sharded
+# models (_shards), files that are no safetensors file (_sniff), SARIF.
+ON_DEMAND = ("stspec._shards", "stspec._sniff", "stspec._sarif")
+
+
+def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:
+    path = str(tmp_path / "plain.safetensors")
+    stspec.write(path, {"w": ("F32", [2, 3], bytes(24))}, {"format": "pt"})
+    loaded = loaded_by(
+        "from stspec._cli import main\n"
+        "import io, contextlib\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['check', {path!r}])"
+    )
+    assert "stspec._check" in loaded
+    assert sorted(loaded.intersection((*HEAVY, *ON_DEMAND))) == []
+
+
 def help_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
     assert main(["check", "--help"]) == 0
     return capsys.readouterr().out.splitlines()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 
@@ -195,7 +194,9 @@ def _outcome(result: FileResult) -> int:
 def _check_model(model: _Model, results: dict[str, FileResult]) -> None:
     if model.index is None:
         return
-    from stspec._shards import check_model  # noqa: PLC0415 - see _open_model
+    import json  # noqa: PLC0415 - see _open_model
+
+    from stspec._shards import check_model  # noqa: PLC0415
 
     holdings: dict[str, Holdings | None] = {}
     summaries = []
@@ -358,6 +359,8 @@ def _write_sarif(
     models: list[_Model],
     refused: Iterable[Refused],
 ) -> int:
+    import json  # noqa: PLC0415 - start-up time, as for _sarif
+
     from stspec._sarif import sarif_log  # noqa: PLC0415 - start-up time
 
     log = sarif_log(

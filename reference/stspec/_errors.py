@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from stspec._rules import RULES_BY_ID
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
@@ -28,6 +26,9 @@ def shown(name: str) -> str:
 
 
 def _part(part: PathPart) -> str:
+    # Only faults need json: a check of a valid file starts faster without it.
+    import json  # noqa: PLC0415
+
     if isinstance(part, str) and len(part) > SHOWN_NAME:
         cut = json.dumps(part[:SHOWN_NAME], ensure_ascii=False)
         return f'[{cut[:-1]}..." ({len(part)} characters)]'

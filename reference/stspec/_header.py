@@ -18,6 +18,7 @@ from stspec._dtypes import BITS, RANK
 from stspec._errors import shown
 from stspec._json import (
     INT,
+    PLAIN_STRING,
     WS,
     JsonStop,
     Number,
@@ -59,7 +60,7 @@ METADATA_KEY: Final = "__metadata__"
 FIELDS: Final = frozenset(("dtype", "shape", "data_offsets"))
 
 _W = WS.pattern
-_NAME = r'"([^"\\\x00-\x1f]*+)"'
+_NAME = PLAIN_STRING.pattern
 # A canonical entry: dtype, shape (the dimensions with their separators),
 # begin and end; any JSON whitespace between the tokens.
 _ENTRY = (
@@ -668,7 +669,7 @@ def _plain_field(text: str, pos: int, key: str) -> tuple[int, object] | None:
     need no element positions.
     """
     if key == "dtype":
-        found = _plain_string().match(text, pos)
+        found = PLAIN_STRING.match(text, pos)
         return None if found is None else (found.end(), found.group(1))
     found = _int_array().match(text, pos) if nests(3) else None
     if found is None or _over_u64().search(text, *found.span(1)):
@@ -678,11 +679,6 @@ def _plain_field(text: str, pos: int, key: str) -> tuple[int, object] | None:
     if key == "data_offsets" and len(numbers) != 2:
         return None
     return found.end(), numbers
-
-
-@cache
-def _plain_string() -> re.Pattern[str]:
-    return re.compile(_NAME)
 
 
 @cache

@@ -11,7 +11,6 @@ shallowly enough for it: that bound is proved before it sees any text.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from functools import cache
@@ -22,6 +21,7 @@ from stspec._rules import MAX_DEPTH
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import json
     from array import array
     from typing import Final
 
@@ -32,8 +32,8 @@ FaultSink = Callable[[str, int, str, Path], None]
 WS: Final = re.compile(r"[ \t\n\r]*+")
 INT: Final = r"(?:0|[1-9][0-9]{0,19})"
 SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
-# The C string scanner behind json; typeshed does not declare it.
-_scanstring: Callable[[str, int, bool], tuple[str, int]] = json.decoder.scanstring  # type: ignore[attr-defined]
+# A string without escapes or control characters: its value is its text.
+PLAIN_STRING: Final = re.compile(r'"([^"\\\x00-\x1f]*+)"')
 _LITERALS: Final = (("true", True), ("false", False), ("null", None))
 
 
@@ -126,8 +126,16 @@ def syntax(text: str, pos: int, expected: str) -> JsonStop:
 
 def string(src: Text, pos: int) -> tuple[int, str]:
     """Read the string whose quote is at ``pos``; return (end, value)."""
+    plain = PLAIN_STRING.match(src.text, pos)
+    if plain is not None:
+        return plain.end(), plain.group(1)
+    # json (a tenth of the command's start-up) is loaded for the first string
+    # with escapes, or a fault: most headers have none.
+    import json  # noqa: PLC0415
+
     try:
-        value, end = _scanstring(src.text, pos + 1, True)
+        # The C string scanner behind json; typeshed does not declare it.
+        value, end = json.decoder.scanstring(src.text, pos + 1, True)  # type: ignore[attr-defined]
     except json.JSONDecodeError as exc:
         raise JsonStop("JSON-SYNTAX", exc.pos, f"bad string: {exc.msg}") from None
     return end, value
@@ -336,11 +344,21 @@ def _refuse(_token: str) -> None:
     raise _Doubt
 
 
-# Checks a value without keeping it: numbers become their length, objects
-# are only looked at for repeated names.
-_SKIPPER: Final = json.JSONDecoder(
-    object_pairs_hook=_distinct, parse_int=len, parse_float=len, parse_constant=_refuse
-)
+@cache
+def _skipper() -> json.JSONDecoder:
+    """Check a value without keeping it.
+
+    Numbers become their length, objects are only looked at for repeated
+    names.  Made on first use, as _counter(): json costs start-up time.
+    """
+    import json  # noqa: PLC0415
+
+    return json.JSONDecoder(
+        object_pairs_hook=_distinct,
+        parse_int=len,
+        parse_float=len,
+        parse_constant=_refuse,
+    )
 
 
 def _int_token(token: str) -> object:
@@ -353,13 +371,17 @@ def _checked_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
     return {}
 
 
-# Decodes an array whose elements will only be counted, not located.
-_COUNTER: Final = json.JSONDecoder(
-    object_pairs_hook=_checked_object,
-    parse_int=_int_token,
-    parse_float=Number,
-    parse_constant=_refuse,
-)
+@cache
+def _counter() -> json.JSONDecoder:
+    """Decode an array whose elements will only be counted, not located."""
+    import json  # noqa: PLC0415 - see _skipper()
+
+    return json.JSONDecoder(
+        object_pairs_hook=_checked_object,
+        parse_int=_int_token,
+        parse_float=Number,
+        parse_constant=_refuse,
+    )
 
 
 def array_to_count(src: Text, pos: int) -> tuple[int, list[object]] | None:
@@ -370,7 +392,7 @@ def array_to_count(src: Text, pos: int) -> tuple[int, list[object]] | None:
     if not (src.shortcuts and src.text[pos : pos + 1] == "[" and src.shallow):
         return None
     try:
-        item, end = _COUNTER.raw_decode(src.text, pos)
+        item, end = _counter().raw_decode(src.text, pos)
     except (ValueError, RecursionError, _Doubt):
         return None
     if src.surrogates and SURROGATE_ESCAPE.search(src.text, pos, end):
@@ -393,7 +415,7 @@ def skip(src: Text, pos: int, depth: int, path: Path) -> int:
         return end
     if src.shortcuts and src.shallow:
         try:
-            _, end = _SKIPPER.raw_decode(src.text, pos)
+            _, end = _skipper().raw_decode(src.text, pos)
         except (ValueError, RecursionError, _Doubt):
             pass
         else:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 
@@ -97,6 +96,8 @@ def out(*lines: str) -> None:
 
 def out_json(document: object) -> None:
     """Print a JSON document (ASCII only: every other character is escaped)."""
+    import json  # noqa: PLC0415 - text output, the usual, starts faster without it
+
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
 
 

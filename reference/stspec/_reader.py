@@ -5,7 +5,6 @@ from __future__ import annotations
 import codecs
 import contextlib
 import gc
-import mmap
 import os
 
 from stspec._errors import Violations
@@ -19,6 +18,7 @@ from stspec._unmapped import FileBuffer
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import mmap
     from collections.abc import Iterator
     from types import TracebackType
     from typing import Final, Self
@@ -178,6 +178,10 @@ def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
         if os.fstat(file.fileno()).st_size == 0:
             # mmap refuses empty files; an empty file is simply too short.
             return memoryview(b""), None
+        # Imported here: `stspec check` reads without mapping, and starts
+        # faster without the module.
+        import mmap  # noqa: PLC0415
+
         try:
             mapping = mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ)
         except ValueError:  # "cannot mmap an empty file"

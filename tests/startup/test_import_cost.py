@@ -119,9 +119,17 @@ def test_the_command_parses_its_arguments_without_shutil() -> None:
 
 
 # What a check of one plain valid file does without: folders and sharded
-# models (_shards), files that are no safetensors file (_sniff), SARIF, and
-# json (strings with escapes, faults, JSON output).
-ON_DEMAND = ("stspec._shards", "stspec._sniff", "stspec._sarif", "json")
+# models (_shards), files that are no safetensors file (_sniff), SARIF, json
+# (strings with escapes, faults, JSON output), mmap (the command reads without
+# mapping) and select (pipes).
+ON_DEMAND = (
+    "stspec._shards",
+    "stspec._sniff",
+    "stspec._sarif",
+    "json",
+    "mmap",
+    "select",
+)
 
 
 def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:

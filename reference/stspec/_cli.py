@@ -56,9 +56,18 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    # argparse makes a formatter for every add_argument() and, unless given a
+    # width, asks shutil for the terminal's each time: importing shutil (and
+    # with it bz2, lzma and zlib) would cost the command a tenth of its
+    # start-up.  The width is found once, as shutil finds it.
+    width = _columns() - 2  # argparse's own margin
+
+    def formatter(prog: str) -> argparse.HelpFormatter:
+        return argparse.HelpFormatter(prog, width=width)
+
     parser = argparse.ArgumentParser(
         prog="stspec",
-        formatter_class=_Formatter,
+        formatter_class=formatter,
         description="Check safetensors files against the spec, strictly.",
         epilog="exit status: 0 everything valid, 1 a file or model is invalid or "
         "tolerated, 2 a usage error or an input that cannot be read",
@@ -67,7 +76,7 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     check = commands.add_parser(
         "check",
-        formatter_class=_Formatter,
+        formatter_class=formatter,
         help="validate files, folders and sharded models",
         description="Validate safetensors files. A folder is searched for "
         "*.safetensors files and sharded-checkpoint indexes "
@@ -119,7 +128,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     inspect = commands.add_parser(
         "inspect",
-        formatter_class=_Formatter,
+        formatter_class=formatter,
         help="show the header, metadata and byte layout of a valid file",
         description="Show the tensors, metadata and byte layout of a valid file.",
     )
@@ -128,20 +137,8 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-class _Formatter(argparse.HelpFormatter):
-    """argparse's help layout, sized without shutil.
-
-    argparse makes a formatter for every add_argument() and asks shutil for
-    the terminal's width; importing shutil (and with it bz2, lzma and zlib)
-    costs the command a tenth of its start-up.  The width is found as shutil
-    finds it: COLUMNS if set, else the terminal's, else 80.
-    """
-
-    def __init__(self, prog: str) -> None:
-        super().__init__(prog, width=_columns() - 2)  # argparse's own margin
-
-
 def _columns() -> int:
+    """COLUMNS if set, else the terminal's width, else 80 (as shutil finds it)."""
     with contextlib.suppress(ValueError):
         columns = int(os.environ.get("COLUMNS", "0"))
         if columns > 0:

@@ -30,6 +30,10 @@ __all__ = ["NamedTuple"]
 _make_namedtuple: Callable[..., type] = namedtuple  # noqa: PYI024 - typing is what this avoids
 
 
+# Set by namedtuple(), or meaningless for it.
+_KEPT = frozenset(("__module__", "__annotations__", "__slots__"))
+
+
 class _NamedTupleMeta(type):
     def __new__(
         cls, name: str, bases: tuple[type, ...], namespace: dict[str, object]
@@ -40,12 +44,15 @@ class _NamedTupleMeta(type):
         assert isinstance(annotations, dict)  # noqa: S101 - set by the class body
         fields = list(annotations)
         defaults = [namespace[field] for field in fields if field in namespace]
-        base = _make_namedtuple(
+        record = _make_namedtuple(
             name, fields, defaults=defaults, module=namespace["__module__"]
         )
-        body = {key: value for key, value in namespace.items() if key not in fields}
-        body["__slots__"] = ()
-        return type(name, (base,), body)
+        # The body goes onto the namedtuple itself, as typing does: a subclass
+        # would be one more class to build at every start.
+        for key, value in namespace.items():
+            if key not in fields and key not in _KEPT:
+                setattr(record, key, value)
+        return record
 
 
 class NamedTuple(metaclass=_NamedTupleMeta):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sys
 
 from stspec._errors import json_path
@@ -25,8 +24,6 @@ __all__ = [
     "violation_line",
 ]
 
-# Fast path: a line of printable ASCII needs no look at each character.
-_PLAIN: Final = re.compile(r"[ -~]*")
 _UNITS: Final = ("bytes", "KB", "MB", "GB", "TB", "PB", "EB")
 
 
@@ -39,7 +36,8 @@ def escape(text: str) -> str:
     terminal raw and make the line display something else than it holds.
     Printable non-ASCII text (名前, é) is kept as it is.
     """
-    if _PLAIN.fullmatch(text):
+    if text.isascii() and text.isprintable():
+        # Printable ASCII: nothing to look at character by character.
         return text
     return "".join(char if char.isprintable() else _escaped(char) for char in text)
 

@@ -41,7 +41,7 @@ class TypedPoint(TypingNamedTuple):
 
 
 def test_fields_defaults_and_repr_match_typing() -> None:
-    assert Point.__bases__[0].__bases__ == (tuple,)  # a plain namedtuple
+    assert Point.__bases__ == TypedPoint.__bases__ == (tuple,)  # a namedtuple
     assert "typing" not in vars(_record)
     assert Point._fields == TypedPoint._fields == ("x", "y", "label")
     assert Point._field_defaults == TypedPoint._field_defaults

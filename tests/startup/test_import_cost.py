@@ -143,6 +143,29 @@ def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:
     )
     assert "stspec._check" in loaded
     assert sorted(loaded.intersection((*HEAVY, *ON_DEMAND))) == []
+    # Each module costs import machinery on top of its body: one more on this
+    # path should be a decision (re-measure with bench/bench_startup.py).
+    assert sorted(name for name in loaded if name.startswith("stspec")) == [
+        "stspec",
+        "stspec._audit",
+        "stspec._check",
+        "stspec._cli",
+        "stspec._dtypes",
+        "stspec._errors",
+        "stspec._header",
+        "stspec._inputs",
+        "stspec._json",
+        "stspec._layout",
+        "stspec._reader",
+        "stspec._record",
+        "stspec._report",
+        "stspec._rules",
+        "stspec._summary",
+        "stspec._table",
+        "stspec._terminal",
+        "stspec._unmapped",
+        "stspec._version",
+    ]
 
 
 def help_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:

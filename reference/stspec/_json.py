@@ -12,7 +12,6 @@ shallowly enough for it: that bound is proved before it sees any text.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import cache
 
 from stspec._errors import shown
@@ -20,14 +19,17 @@ from stspec._rules import MAX_DEPTH
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
+Path = tuple[str | int, ...]
+
 if TYPE_CHECKING:
     import json
     from array import array
+    from collections.abc import Callable
     from typing import Final
 
-Path = tuple[str | int, ...]
-# Reports a fault that does not stop the parse: (rule, position, message, path).
-FaultSink = Callable[[str, int, str, Path], None]
+    # Reports a fault that does not stop the parse: (rule, position, message,
+    # path).  An annotation only: subscripting Callable costs start-up time.
+    FaultSink = Callable[[str, int, str, Path], None]
 
 WS: Final = re.compile(r"[ \t\n\r]*+")
 INT: Final = r"(?:0|[1-9][0-9]{0,19})"

@@ -50,7 +50,7 @@ class FileBuffer:
             self._file.close()
             raise
 
-    def _read_head(self) -> tuple[bytes, int]:
+    def _read_head(self) -> tuple[bytearray, int]:
         length = os.fstat(self._file.fileno()).st_size
         expected = min(length, _PREFIX_SIZE)
         head = self._read(0, expected)
@@ -61,16 +61,25 @@ class FileBuffer:
             if header_length <= MAX_HEADER_SIZE and (
                 _PREFIX_SIZE + header_length <= length
             ):
-                head += self._read(_PREFIX_SIZE, header_length)
+                # Read in place after the prefix: the header is held once,
+                # never copied (a check peaks at one copy of it, as HF).
+                head = self._read(_PREFIX_SIZE, header_length, head)
                 expected += header_length
         if len(head) < expected:
             # The file shrank since fstat: judge it as it is now, ending here.
             length = len(head)
-        return bytes(head), length
+        return head, length
 
-    def _read(self, position: int, size: int) -> bytearray:
-        """Read ``size`` bytes at ``position``, or fewer if the file ends first."""
-        data = bytearray(size)
+    def _read(
+        self, position: int, size: int, before: bytes | bytearray = b""
+    ) -> bytearray:
+        """Read ``size`` bytes at ``position`` (fewer if the file ends first).
+
+        They follow the bytes ``before`` in the buffer returned.
+        """
+        skip = len(before)
+        data = bytearray(skip + size)
+        data[:skip] = before
         view = memoryview(data)
         got = 0
         with self._lock:
@@ -78,12 +87,12 @@ class FileBuffer:
             # One read returns at most about 2 GiB on Linux, and less if a
             # signal interrupts it: loop until the bytes are there or EOF.
             while got < size:
-                count = self._file.readinto(view[got:])
+                count = self._file.readinto(view[skip + got :])
                 if not count:
                     break
                 got += count
         view.release()
-        del data[got:]
+        del data[skip + got :]
         return data
 
     def __len__(self) -> int:
@@ -92,7 +101,7 @@ class FileBuffer:
     def __getitem__(self, key: slice) -> memoryview:
         start, stop, _ = key.indices(self._length)
         if stop <= len(self._head):
-            return memoryview(self._head)[start:stop]
+            return memoryview(self._head).toreadonly()[start:stop]
         size = max(stop - start, 0)
         data = self._read(start, size)
         if len(data) < size:

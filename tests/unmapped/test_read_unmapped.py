@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import threading
+import tracemalloc
 from pathlib import Path
 
 import pytest
@@ -165,7 +166,7 @@ def test_never_reads_a_header_the_prefix_rules_out(
     sizes: list[int] = []
     real_read = unmapped_module.FileBuffer._read_head
 
-    def spy(self: unmapped_module.FileBuffer) -> tuple[bytes, int]:
+    def spy(self: unmapped_module.FileBuffer) -> tuple[bytearray, int]:
         head, length = real_read(self)
         sizes.append(len(head))
         return head, length
@@ -261,3 +262,24 @@ def test_a_file_emptied_between_stat_and_map_is_judged_empty(
         stspec.read(model)
     assert raised.value.rule == "FILE-PREFIX"
     assert [error.rule for error in stspec.validate(model)] == ["FILE-PREFIX"]
+
+
+def test_the_header_is_held_once(tmp_path: Path) -> None:
+    # Read in place, not read and then copied: a check of a large header
+    # peaks at one copy of it.
+    header = b'{"t":' + b"[" * 2_000_000 + b"]" * 2_000_000 + b"}"
+    path = tmp_path / "bomb.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header)
+    tracemalloc.start()
+    try:
+        buffer = unmapped_module.FileBuffer(path)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    try:
+        view = buffer[8 : 8 + len(header)]
+        assert view.readonly
+        assert view == header
+    finally:
+        buffer.release()
+    assert peak < len(header) * 1.25

@@ -43,6 +43,7 @@ _MODULE = (
 # stay uninstrumented; only a module-name implementation joins the reference.
 import budget  # noqa: E402
 import mutators  # noqa: E402
+import stackroom  # noqa: E402
 import targets  # noqa: E402
 
 from stspec_conformance.adapters import resolve  # noqa: E402
@@ -99,7 +100,7 @@ def main() -> None:
     print(f"differential: {label}, ignoring {sorted(IGNORE)}", flush=True)
     COST.calibrate()
     atheris.Setup(sys.argv, test_one_input, custom_mutator=custom_mutator)
-    atheris.Fuzz()
+    stackroom.call_with_room(atheris.Fuzz)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ with atheris.instrument_imports(include=["stspec", "json"]):
 # The oracles and the mutator stay uninstrumented (imported after the block).
 import budget
 import mutators
+import stackroom
 import targets
 
 COST = budget.Budget(targets.check_reader)
@@ -47,7 +48,7 @@ def main() -> None:
     COST.calibrate()
     print(f"reader: linear cost {COST.per_byte * 1e6:.3f} us/byte", flush=True)
     atheris.Setup(sys.argv, test_one_input, custom_mutator=custom_mutator)
-    atheris.Fuzz()
+    stackroom.call_with_room(atheris.Fuzz)
 
 
 if __name__ == "__main__":

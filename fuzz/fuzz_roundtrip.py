@@ -15,6 +15,7 @@ with atheris.instrument_imports(include=["stspec", "json"]):
     import stspec  # noqa: F401
 
 # The oracles stay uninstrumented (imported after the block).
+import stackroom
 import targets
 
 
@@ -26,7 +27,7 @@ def test_one_input(data: bytes) -> None:
 def main() -> None:
     """Hand the harness to libFuzzer (flags come from the command line)."""
     atheris.Setup(sys.argv, test_one_input)
-    atheris.Fuzz()
+    stackroom.call_with_room(atheris.Fuzz)
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import random
+import resource
 import struct
 import subprocess
 import sys
@@ -451,3 +452,29 @@ def test_valid_features_name_the_dtypes_used() -> None:
     matrix_impl.judge(ONE, rejected, {}, valid_ignore={"dtype:F32"})
     with pytest.raises(AssertionError, match="rejected"):
         matrix_impl.judge(ONE, rejected, {}, valid_ignore={"dtype:U16"})
+
+
+# Frame-stack room ------------------------------------------------------------------
+
+stackroom = _load("stackroom")
+
+
+def _deep(levels: int) -> int:
+    return 0 if levels == 0 else _deep(levels - 1) + 1
+
+
+def _page_faults(call: Any) -> int:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    call()
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+def test_calls_inside_the_room_map_no_new_frame_chunks() -> None:
+    # 300 frames need more than one 16 KiB chunk: without room, each of the
+    # 1,000 calls would map a chunk, fault its pages in and unmap it.
+    def calls() -> None:
+        for _ in range(1000):
+            assert _deep(300) == 300
+
+    assert stackroom.call_with_room(lambda: _page_faults(calls)) < 100
+    assert stackroom.call_with_room(lambda: 42) == 42

@@ -192,6 +192,26 @@ def _relayout(root: Obj, buffer: bytes, rng: random.Random) -> bytes:
     return (buffer + bytes(cursor))[:cursor]
 
 
+# Shapes for _retype: a scalar, empty, one-element and small ones of rank 1-3.
+_SHAPES: Final = ((), (0,), (1,), (2,), (3,), (1, 1), (2, 3), (0, 5), (3, 1, 2))
+
+
+def _retype(root: Obj, buffer: bytes, rng: random.Random) -> bytes:
+    """Give a tensor another dtype, shape or both, and re-lay the file out.
+
+    The file stays valid when it was (offsets tile the buffer in entry order),
+    so dtype and shape combinations no seed has, such as a C64 scalar, reach
+    the code that only valid files reach: the content checks and the writer.
+    """
+    entry = rng.choice(_entries(root))
+    change = rng.randrange(3)
+    if change != 1:
+        _set(entry, "dtype", rng.choice(_DTYPES))
+    if change != 0:
+        _set(entry, "shape", [Raw(str(dim)) for dim in rng.choice(_SHAPES)])
+    return _relayout(root, buffer, rng)
+
+
 def _new_tensor(root: Obj, buffer: bytes, rng: random.Random) -> bytes:
     """Add a tensor at the end of the buffer (or overlapping another)."""
     dtype = rng.choice(_DTYPES)
@@ -422,6 +442,8 @@ def _odd_string(root: Obj, buffer: bytes, rng: random.Random) -> None:
 _OPERATORS: Final[tuple[Operator, ...]] = (
     _relayout,
     _relayout,
+    _retype,
+    _retype,
     _new_tensor,
     _set_number,
     _set_number,

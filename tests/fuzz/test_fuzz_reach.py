@@ -182,6 +182,26 @@ def test_nesting_crosses_the_depth_limit_both_ways() -> None:
     assert max(depths) > 1000
 
 
+def test_retype_makes_valid_files_of_every_dtype_and_rank() -> None:
+    # Valid files whose tensors the seeds do not have: every dtype as an
+    # empty tensor and every whole-byte one as a scalar, from one F32 vector.
+    kinds = set()
+    header = mutators.split(VALID)[0].decode()
+    for seed in range(3000):
+        root = mutators.parse(header)
+        buffer = mutators._retype(root, bytes(4), random.Random(seed))  # noqa: S311
+        data = mutators.join(mutators.dump(root).encode(), buffer)
+        if not stspec.validate(data):
+            with stspec.read(data) as file:
+                kinds |= {
+                    (t.dtype, len(t.shape), 0 in t.shape) for t in file.tensors.values()
+                }
+    dtypes = {dtype.name for dtype in stspec.DTYPES}
+    whole = {dtype.name for dtype in stspec.DTYPES if dtype.bits % 8 == 0}
+    assert {dtype for dtype, rank, _ in kinds if rank == 0} == whole  # F4, F6: bits
+    assert {dtype for dtype, _, empty in kinds if empty} == dtypes
+
+
 def test_odd_strings_reach_lone_surrogates() -> None:
     rules = _operator_rules(mutators._odd_string, VALID)
     assert sum("JSON-SURROGATE" in r for r in rules) > 5

@@ -252,7 +252,33 @@ def _check_accepted(file: stspec.SafetensorsFile, data: bytes) -> None:
         assert begin == cursor, f"accepted a buffer with a hole or overlap at {begin}"
         cursor = end
     assert cursor == buffer_length, "accepted a buffer with trailing bytes"
+    _check_independently(file, data[8 : 8 + header_length])
     _check_reserialised(tensors, metadata)
+
+
+def _unique(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    names = [name for name, _ in pairs]
+    repeated = {name for name in names if names.count(name) > 1}
+    assert not repeated, f"accepted a header repeating {sorted(repeated)!r:.200}"
+    return dict(pairs)
+
+
+def _check_independently(file: stspec.SafetensorsFile, header: bytes) -> None:
+    """Read the accepted header with the stdlib json module: the same answer.
+
+    Every other check compares the reader with itself, so a fault in code its
+    paths share (a repeated name spelt with an escape, missed by both) passes
+    them; json unescapes every name before the repeat check here.
+    """
+    members = json.loads(header.decode("utf-8"), object_pairs_hook=_unique)
+    assert members.pop("__metadata__", None) == file.metadata, "metadata differs"
+    assert list(members) == list(file.tensors), "tensor names differ"
+    for name, entry in members.items():
+        info = file.tensors[name]
+        seen = (info.dtype, list(info.shape), [info.begin, info.end])
+        assert entry == dict(
+            zip(("dtype", "shape", "data_offsets"), seen, strict=True)
+        ), f"{name!r}: json reads {entry!r:.200}, the reader {seen!r:.200}"
 
 
 def _encodable(*texts: str) -> None:

@@ -275,6 +275,20 @@ def test_reader_oracle_checks_each_error(
         targets.check_reader(VALID)
 
 
+def test_reader_oracle_reads_an_accepted_header_independently() -> None:
+    # As if both paths of the reader had missed a repeat spelt with an
+    # escape, or kept the other copy of a field: json sees it.
+    header = mutators.split(VALID)[0].decode()
+    with stspec.read(VALID) as file:
+        targets._check_independently(file, header.encode())
+        repeated = header.replace('"shape"', '"\\u0064type":"U8","shape"', 1)
+        with pytest.raises(AssertionError, match="repeating \\['dtype'\\]"):
+            targets._check_independently(file, repeated.encode())
+        other = header.replace('"U8"', '"I8"', 1)
+        with pytest.raises(AssertionError, match="json reads"):
+            targets._check_independently(file, other.encode())
+
+
 def test_reader_oracle_catches_read_and_validate_disagreeing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

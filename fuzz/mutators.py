@@ -203,12 +203,14 @@ def _retype(root: Obj, buffer: bytes, rng: random.Random) -> bytes:
     so dtype and shape combinations no seed has, such as a C64 scalar, reach
     the code that only valid files reach: the content checks and the writer.
     """
-    entry = rng.choice(_entries(root))
-    change = rng.randrange(3)
-    if change != 1:
-        _set(entry, "dtype", rng.choice(_DTYPES))
-    if change != 0:
-        _set(entry, "shape", [Raw(str(dim)) for dim in rng.choice(_SHAPES)])
+    entries = _entries(root)
+    # Sometimes every tensor at once: a file then holds several new pairs.
+    for entry in entries if rng.random() < 0.25 else [rng.choice(entries)]:
+        change = rng.randrange(3)
+        if change != 1:
+            _set(entry, "dtype", rng.choice(_DTYPES))
+        if change != 0:
+            _set(entry, "shape", [Raw(str(dim)) for dim in rng.choice(_SHAPES)])
     return _relayout(root, buffer, rng)
 
 
@@ -442,6 +444,8 @@ def _odd_string(root: Obj, buffer: bytes, rng: random.Random) -> None:
 _OPERATORS: Final[tuple[Operator, ...]] = (
     _relayout,
     _relayout,
+    _retype,
+    _retype,
     _retype,
     _retype,
     _new_tensor,

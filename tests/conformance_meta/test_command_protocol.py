@@ -15,12 +15,19 @@ from _suite_runner import ROOT, run_suite
 from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._limits import Limits
 from stspec_conformance._verdicts import malformed_acceptance
-from stspec_conformance.adapters.command import CommandAdapter
+from stspec_conformance.adapters.command import CommandAdapter, parse_answer
 
 READER = Path(__file__).resolve().parent / "impls" / "cmd_reader.py"
 FILES = ROOT / "corpus" / "files"
 LIMITS = Limits(cpu_seconds=5, wall_seconds=20)
 LARGE = "test_large and (beyond_4gib or size_mismatch)"
+# Answers echoing metadata nested 100,000 levels: json.loads alone would raise
+# RecursionError inside the suite.
+_DEEP = "[" * 100_000 + "]" * 100_000
+DEEP_ACCEPTED = (
+    f'{{"result": "accepted", "metadata": {{"m": {_DEEP}}}, "tensors": {{}}}}'
+)
+DEEP_REJECTED = f'{{"result": "rejected", "reason": {_DEEP}}}'
 
 
 def reader(*switches: str) -> str:
@@ -64,6 +71,8 @@ def test_a_rejection_is_a_positive_answer(tmp_path: Path) -> None:
         ("print('not json')", "invalid-output", "not one JSON object"),
         ("import os; os.kill(os.getpid(), 11)", "crashed", "SIGSEGV"),
         ("bytearray(1 << 40)", "resource", "MemoryError"),
+        (f"print({DEEP_ACCEPTED!r})", "invalid-output", "nests deeper than 64"),
+        (f"print({DEEP_REJECTED!r}); sys.exit(1)", "crashed", "exit status 1"),
     ],
 )
 def test_anything_but_an_answer_is_not_a_rejection(
@@ -311,3 +320,11 @@ def test_a_declared_dtype_gap_is_not_applicable_and_an_undeclared_one_fails(
     undeclared = run_suite(reader("--no-f64"), "-k", select, tmp_path=tmp_path)
     assert undeclared.returncode == 1
     assert undeclared.results["test_must_accept[y_dtype_f64_values]"] == "failed"
+
+
+def test_answer_depth_is_judged_before_decoding_and_strings_do_not_count() -> None:
+    with pytest.raises(ValueError, match="nests deeper than 64 levels"):
+        parse_answer(DEEP_ACCEPTED.encode())
+    brackets = "[{" * 100  # inside a string: not nesting
+    shallow = {"result": "accepted", "metadata": {"k": brackets}, "tensors": {}}
+    assert parse_answer(json.dumps(shallow).encode()).metadata == {"k": brackets}

@@ -69,6 +69,14 @@ if TYPE_CHECKING:
 
 __all__ = ["CommandAdapter", "parse_answer", "stderr_tail"]
 
+# Protocol answers nest at most five levels (a window inside a tensor's
+# "windows" inside "tensors"); a deeper one is malformed.  It is judged before
+# json.loads, whose C decoder recurses once per level: an answer echoing a
+# file's deep metadata would raise RecursionError inside the suite, or
+# overflow the C stack under a raised recursion limit.
+MAX_ANSWER_DEPTH: Final = 64
+_STRING_OR_BRACKET: Final = re.compile(rb'"(?:[^"\\]|\\.)*+"|[\[\]{}]', re.DOTALL)
+
 DESCRIBE_SECONDS: Final = 20.0
 _BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
 # What runtimes print when an allocation fails under RLIMIT_DATA.
@@ -198,7 +206,7 @@ class CommandAdapter(Adapter):
             self.describe_error = f"`{' '.join(argv)}` {outcome.describe()}"
             return
         try:
-            info = json.loads(run.out)
+            info = _loads(run.out)
         except ValueError as exc:
             self.describe_error = (
                 f"`{' '.join(argv)}` printed no JSON ({exc}): {run.out[:200]!r}"
@@ -322,8 +330,10 @@ class CommandAdapter(Adapter):
         if run.code not in {0, 1}:
             return self._failure(run, cpu_limit), None
         try:
-            answer = json.loads(run.out) if run.out.strip() else None
-        except ValueError:
+            answer = _loads(run.out) if run.out.strip() else None
+        except ValueError as exc:
+            if run.code == 0 and str(exc).startswith("the answer nests"):
+                return Outcome("invalid-output", message=str(exc)), None
             answer = None
         if run.code == 1:
             if isinstance(answer, dict) and answer.get("result") == expect[1]:
@@ -378,6 +388,25 @@ class CommandAdapter(Adapter):
         outcome, _ = self._answer(run, allowance.cpu_seconds, ("written", "refused"))
         outcome.seconds, outcome.cpu_seconds = run.seconds, run.cpu_seconds
         return outcome
+
+
+def _loads(out: bytes) -> Any:  # noqa: ANN401 - any JSON value
+    """``json.loads``; ValueError also for an answer nested too deep."""
+    if out.count(b"[") + out.count(b"{") > MAX_ANSWER_DEPTH:
+        depth = 0
+        for token in _STRING_OR_BRACKET.finditer(out):
+            if token.group() in (b"[", b"{"):
+                depth += 1
+                if depth > MAX_ANSWER_DEPTH:
+                    msg = (
+                        f"the answer nests deeper than {MAX_ANSWER_DEPTH} levels "
+                        f"(at byte {token.start()} of stdout); protocol answers "
+                        "nest at most 5"
+                    )
+                    raise ValueError(msg)
+            elif token.group() in (b"]", b"}"):
+                depth -= 1
+    return json.loads(out)
 
 
 def _rejection(answer: Mapping[str, Any], err: bytes) -> Outcome:
@@ -515,7 +544,7 @@ def content_of(answer: Mapping[str, Any], caps: Capabilities) -> Content:
 def parse_answer(out: bytes, caps: Capabilities | None = None) -> Content:
     """Parse the stdout of an accepted read (for tests and examples)."""
     try:
-        data: Any = json.loads(out)
+        data: Any = _loads(out)
     except ValueError as exc:
         msg = f"stdout is not JSON: {exc}"
         raise ValueError(msg) from None

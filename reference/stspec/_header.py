@@ -14,6 +14,9 @@ from array import array
 from functools import cache
 from math import prod
 
+from stspec._bulk import CHUNK as BULK_CHUNK
+from stspec._bulk import START as BULK_START
+from stspec._bulk import positions, take
 from stspec._dtypes import BITS, RANK
 from stspec._errors import shown
 from stspec._json import (
@@ -116,15 +119,36 @@ class Header:
     end: the position just past the header object
     """
 
-    __slots__ = ("end", "layout_ready", "metadata", "names_unique", "table", "where")
+    __slots__ = (
+        "bulk_runs",
+        "end",
+        "layout_ready",
+        "metadata",
+        "names_unique",
+        "table",
+        "where_kept",
+    )
 
     def __init__(self) -> None:
         self.metadata: dict[str, str] | None = None
         self.table = TensorTable()
-        self.where = array(_ARRAY)
+        # Positions of the entries taken one by one; 0 for those taken in
+        # bulk, whose positions are found again only if asked for (a tensor
+        # that ends past the buffer): (text, first row, rows, text position).
+        self.where_kept = array(_ARRAY)
+        self.bulk_runs: list[tuple[str, int, int, int]] = []
         self.layout_ready = True
         self.names_unique = True
         self.end = 0
+
+    @property
+    def where(self) -> array[int]:
+        """Per table entry, a position just past its data_offsets' ``[``."""
+        where = self.where_kept
+        for text, row, rows, pos in self.bulk_runs:
+            where[row : row + rows] = positions(text, pos, rows)
+        self.bulk_runs.clear()
+        return where
 
 
 class _Scan:
@@ -132,6 +156,7 @@ class _Scan:
 
     __slots__ = (
         "buffer_length",
+        "bulk_from",
         "first_only",
         "header",
         "in_entry",
@@ -156,6 +181,8 @@ class _Scan:
         self.in_entry = False
         # Names of members that are not in the table (metadata, faulty entries).
         self.others: set[str] = set()
+        # Before this position, taking entries in bulk is not tried again.
+        self.bulk_from = 0
 
     def fault(self, rule: str, pos: int, msg: str, path: Path) -> None:
         self.report.add(rule, pos, msg, path)
@@ -204,7 +231,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     text = src.text
     header = state.header
     index = header.table.columns[0]
-    where = header.where
+    where = header.where_kept
     match = _CANONICAL.match if src.shortcuts else None
     bits_of = BITS.get
     pos, more = opening(text, start, "}")
@@ -286,23 +313,37 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
 def _sound_run(state: _Scan, pos: int) -> tuple[int, re.Match[str] | None]:
     """Take the members from ``pos`` on that need no more than a table row.
 
-    A canonical entry whose name has no escapes and is new, of a known dtype
-    and a shape under 20 characters, whose size matches its offsets and
-    which a comma and another member follow, is accepted as _scan would
-    accept it, with fewer steps; the first member that is anything else is
-    left to _scan.  Return the position of that member and its match.
+    Runs of compact members go in bulk (see _bulk).  Else, a canonical entry
+    whose name has no escapes and is new, of a known dtype and a shape under
+    20 characters, whose size matches its offsets and which a comma and
+    another member follow, is accepted as _scan would accept it, with fewer
+    steps.  The first member that is anything else is left to _scan.
+    Return the position of that member and its match.
     """
     text = state.src.text
     index, codes, offsets, dims, starts = state.header.table.columns
-    where = state.header.where
+    where = state.header.where_kept
     others = state.others
     match = _CANONICAL.match
+    in_bulk = BULK_START.match
+    bulk_from = state.bulk_from
     bits_of = BITS.get
     # Models repeat a few shapes; converting one costs more than the rest
     # of the entry.  Bounded, so that a header of distinct shapes costs no
     # more memory than the table it fills.
     shapes: dict[str, tuple[tuple[int, ...], int]] = {}
-    while (found := match(text, pos)) is not None:
+    while True:
+        if pos >= bulk_from and in_bulk(text, pos) is not None:
+            pos, taken, bulk_from = _take(state, pos)
+            if taken:
+                continue
+        found = match(text, pos)
+        if found is None:
+            break
+        if pos >= bulk_from:
+            # Canonical but not compact (or the last member): try the bulk
+            # way again only a chunk further on.
+            bulk_from = pos + BULK_CHUNK
         name, dtype, shape, begin, end, comma = found.groups()
         bits = bits_of(dtype)
         if (
@@ -346,7 +387,21 @@ def _sound_run(state: _Scan, pos: int) -> tuple[int, re.Match[str] | None]:
         starts.append(len(dims))
         where.append(found.start(4))
         pos = after
+    state.bulk_from = bulk_from
     return pos, found
+
+
+def _take(state: _Scan, pos: int) -> tuple[int, int, int]:
+    """Take a run of compact entries in bulk; return what _bulk.take does."""
+    header = state.header
+    text = state.src.text
+    row = len(header.table)
+    after, taken, retry = take(text, pos, header.table, state.others)
+    if taken:
+        # Their positions are found again only if asked for (see Header).
+        header.where_kept.frombytes(bytes(8 * taken))
+        header.bulk_runs.append((text, row, taken, pos))
+    return after, taken, retry
 
 
 class Settled(Exception):  # noqa: N818 - a verdict, not an accident
@@ -812,7 +867,7 @@ def _finish(  # noqa: PLR0913, PLR0917 - the fields of one entry
     # The entry still claims bytes [low, high): keeping it in the tiling means
     # one fault in an entry does not also show up as a hole.
     header.table.add(name, dtype or "BOOL", shape or (), low, high)
-    header.where.append(offsets_after)
+    header.where_kept.append(offsets_after)
 
 
 def _check_size(  # noqa: PLR0913, PLR0917 - the fields of one entry

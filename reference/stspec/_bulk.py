@@ -136,7 +136,8 @@ def _fresh(
     if (
         len(fresh) != len(names)
         or _METADATA in fresh
-        or not fresh.keys().isdisjoint(index)
+        # (Each iterates over the smaller side: index grows with the file.)
+        or not fresh.keys().isdisjoint(index.keys())
         or not fresh.keys().isdisjoint(others)
     ):
         return None

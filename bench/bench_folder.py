@@ -178,10 +178,27 @@ def _commands(folder: Path, repeat: int, jobs: int) -> None:
         f"  speed-up -j {jobs} over -j 1: median {speed_up:.2f}x"
         f"   min {min(one) / min(many):.2f}x   (ideal {jobs}x)"
     )
+    cpu_ratio = _cpu(results, "stspec check -j 1") / _cpu(
+        results, "HF script (safe_open)"
+    )
     print(
         f"  stspec check -j 1 / HF script: median "
-        f"{statistics.median(one) / statistics.median(hf):.2f}x"
+        f"{statistics.median(one) / statistics.median(hf):.2f}x wall, "
+        f"{cpu_ratio:.2f}x CPU"
     )
+    # The pool's own cost: what -j N spends beyond -j 1 in all its processes.
+    # With as many free cores, the wall time would be the CPU time over N.
+    extra = _cpu(results, f"stspec check -j {jobs}") / _cpu(
+        results, "stspec check -j 1"
+    )
+    print(
+        f"  CPU of all processes, -j {jobs} / -j 1: {extra:.2f}x"
+        f"   (speed-up on {jobs} free cores at most {jobs / extra:.2f}x)"
+    )
+
+
+def _cpu(results: dict[str, tuple[list[float], list[float]]], name: str) -> float:
+    return statistics.median(results[name][1])
 
 
 def main() -> int:

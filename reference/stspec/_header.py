@@ -14,9 +14,6 @@ from array import array
 from functools import cache
 from math import prod
 
-from stspec._bulk import CHUNK as BULK_CHUNK
-from stspec._bulk import START as BULK_START
-from stspec._bulk import positions, take
 from stspec._dtypes import BITS, RANK
 from stspec._errors import shown
 from stspec._json import (
@@ -45,6 +42,7 @@ from stspec._table import TensorInfo, TensorTable
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Final
 
     from stspec._report import Report
@@ -89,6 +87,19 @@ _SCALAR = (
 
 # Compiled on first use, as are the other patterns only odd headers need:
 # compiling costs start-up time, and most headers have no such members.
+# Headers shorter than this (three or four entries) go member by member:
+# the bulk way would not pay for loading it (a module and three patterns,
+# about 2 % of a one-file check's start-up).
+_BULK_MIN_LENGTH: Final = 256
+
+
+@cache
+def _bulk() -> ModuleType:
+    from stspec import _bulk as bulk  # noqa: PLC0415 - on first use (start-up)
+
+    return bulk
+
+
 @cache
 def _plain_member() -> re.Pattern[str]:
     return re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W},{_W}")
@@ -146,7 +157,7 @@ class Header:
         """Per table entry, a position just past its data_offsets' ``[``."""
         where = self.where_kept
         for text, row, rows, pos in self.bulk_runs:
-            where[row : row + rows] = positions(text, pos, rows)
+            where[row : row + rows] = _bulk().positions(text, pos, rows)
         self.bulk_runs.clear()
         return where
 
@@ -182,7 +193,8 @@ class _Scan:
         # Names of members that are not in the table (metadata, faulty entries).
         self.others: set[str] = set()
         # Before this position, taking entries in bulk is not tried again.
-        self.bulk_from = 0
+        length = len(src.text)
+        self.bulk_from = 0 if length >= _BULK_MIN_LENGTH else length + 1
 
     def fault(self, rule: str, pos: int, msg: str, path: Path) -> None:
         self.report.add(rule, pos, msg, path)
@@ -325,7 +337,6 @@ def _sound_run(state: _Scan, pos: int) -> tuple[int, re.Match[str] | None]:
     where = state.header.where_kept
     others = state.others
     match = _CANONICAL.match
-    in_bulk = BULK_START.match
     bulk_from = state.bulk_from
     bits_of = BITS.get
     # Models repeat a few shapes; converting one costs more than the rest
@@ -333,7 +344,7 @@ def _sound_run(state: _Scan, pos: int) -> tuple[int, re.Match[str] | None]:
     # more memory than the table it fills.
     shapes: dict[str, tuple[tuple[int, ...], int]] = {}
     while True:
-        if pos >= bulk_from and in_bulk(text, pos) is not None:
+        if pos >= bulk_from and _bulk().START.match(text, pos) is not None:
             pos, taken, bulk_from = _take(state, pos)
             if taken:
                 continue
@@ -343,7 +354,7 @@ def _sound_run(state: _Scan, pos: int) -> tuple[int, re.Match[str] | None]:
         if pos >= bulk_from:
             # Canonical but not compact (or the last member): try the bulk
             # way again only a chunk further on.
-            bulk_from = pos + BULK_CHUNK
+            bulk_from = pos + _bulk().CHUNK
         name, dtype, shape, begin, end, comma = found.groups()
         bits = bits_of(dtype)
         if (
@@ -396,7 +407,7 @@ def _take(state: _Scan, pos: int) -> tuple[int, int, int]:
     header = state.header
     text = state.src.text
     row = len(header.table)
-    after, taken, retry = take(text, pos, header.table, state.others)
+    after, taken, retry = _bulk().take(text, pos, header.table, state.others)
     if taken:
         # Their positions are found again only if asked for (see Header).
         header.where_kept.frombytes(bytes(8 * taken))

@@ -9,10 +9,17 @@ import pytest
 from test_reader_paths_agree import check_agreement
 
 import stspec
-from stspec import _bulk
+from stspec import _bulk, _header
 from stspec._table import TensorTable
 
 U64_MAX = 2**64 - 1
+Taken = tuple[int, int, int]
+
+
+@pytest.fixture(autouse=True)
+def bulk_from_the_first_byte(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take even the shortest headers in bulk: some runs here are that short."""
+    monkeypatch.setattr(_header, "_BULK_MIN_LENGTH", 0)
 
 
 def member(name: str, dtype: str, shape: str, begin: int | str, end: int | str) -> str:
@@ -258,3 +265,23 @@ def test_after_a_first_fault_read_takes_entries_one_by_one() -> None:
     data = file_with(run(5))
     length = int.from_bytes(data[:8], "little")
     check_agreement(struct.pack("<Q", length + 1) + b" " + data[8:])
+
+
+def test_a_short_header_goes_member_by_member(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.undo()  # the reader's own threshold
+    calls: list[int] = []
+    real = _bulk.take
+
+    def take(text: str, pos: int, table: TensorTable, others: set[str]) -> Taken:
+        calls.append(pos)
+        return real(text, pos, table, others)
+
+    monkeypatch.setattr(_bulk, "take", take)
+    short, long = file_with(run(2)), file_with(run(20))
+    header_length = struct.unpack_from("<Q", short)[0]
+    assert header_length < _header._BULK_MIN_LENGTH
+    stspec.read(short).close()
+    assert calls == []
+    with stspec.read(long) as opened:
+        assert len(opened.tensors) == 21
+    assert calls

@@ -121,8 +121,9 @@ def test_the_command_parses_its_arguments_without_shutil() -> None:
 # What a check of one plain valid file does without: folders and sharded
 # models (_shards), files that are no safetensors file (_sniff), SARIF, json
 # (strings with escapes, faults, JSON output), mmap (the command reads without
-# mapping) and select (pipes).
+# mapping), select (pipes) and the bulk way for long runs of entries (_bulk).
 ON_DEMAND = (
+    "stspec._bulk",
     "stspec._shards",
     "stspec._sniff",
     "stspec._sarif",

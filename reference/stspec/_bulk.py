@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from array import array
+from functools import lru_cache
 from itertools import accumulate
 from operator import add
 
@@ -178,6 +179,9 @@ def _table(values: list[int]) -> bytes:
     return bytes(values).ljust(256, b"\0")
 
 
+# The shards of a model repeat the same few dtype and shape texts, file after
+# file: judged once per process (bounded, for headers of distinct shapes).
+@lru_cache(maxsize=1024)
 def _facts(key: str) -> tuple[int, bytes, int, int] | None:
     """Dtype rank, dimensions, rank and byte size of a sound dtype and shape."""
     found = _TYPE_RE.fullmatch(key)

@@ -85,8 +85,6 @@ _SCALAR = (
 )
 
 
-# Compiled on first use, as are the other patterns only odd headers need:
-# compiling costs start-up time, and most headers have no such members.
 # Headers shorter than this (three or four entries) go member by member:
 # the bulk way would not pay for loading it (a module and three patterns,
 # about 2 % of a one-file check's start-up).
@@ -100,6 +98,8 @@ def _bulk() -> ModuleType:
     return bulk
 
 
+# Compiled on first use, as are the other patterns only odd headers need:
+# compiling costs start-up time, and most headers have no such members.
 @cache
 def _plain_member() -> re.Pattern[str]:
     return re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W},{_W}")
@@ -111,7 +111,6 @@ def _plain_run() -> re.Pattern[str]:
     return re.compile(rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W}){{1,4096}}+')
 
 
-# One metadata member whose name and value need no unescaping.
 # One metadata member whose value is a string (escapes are decoded after).
 _PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ESCAPED_NAME}{_W}(,?){_W}")
 _ARRAY: Final = "Q"

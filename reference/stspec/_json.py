@@ -83,7 +83,8 @@ class JsonStop(Exception):  # noqa: N818 - a verdict, not an accident
 class Text:
     """The header text and what a look at the whole of it established.
 
-    surrogates: some string may hold a surrogate escape (else none is checked)
+    surrogates: some string may hold a surrogate escape (else none is checked),
+        found by one search of the whole text
     shortcuts: whether C-speed shortcuts may be taken (off: every value goes
         through the position-tracking parser; the tests compare both)
     raw: the header bytes, for the nesting bound (computed when first needed)
@@ -97,13 +98,12 @@ class Text:
         fault: FaultSink,
         raw: memoryview,
         *,
-        surrogates: bool,
         shortcuts: bool = True,
     ) -> None:
         self.text = text
         self.fault = fault
         self.raw = raw
-        self.surrogates = surrogates
+        self.surrogates = SURROGATE_ESCAPE.search(text) is not None
         self.shortcuts = shortcuts
         self._shallow: bool | None = None
 

@@ -9,7 +9,7 @@ import os
 
 from stspec._errors import Violations
 from stspec._header import Settled, scan
-from stspec._json import SURROGATE_ESCAPE, JsonStop, Text
+from stspec._json import JsonStop, Text
 from stspec._layout import check_layout
 from stspec._report import OffsetMap, Report
 from stspec._rules import MAX_HEADER_SIZE
@@ -369,13 +369,7 @@ def _settled_by(
     start = _object_start(text, report)
     if start is None or start:
         return True  # HEADER-OBJECT stops the check; HEADER-LEADING-WS is at 0
-    src = Text(
-        text,
-        report.add,
-        raw,
-        surrogates=SURROGATE_ESCAPE.search(text) is not None,
-        shortcuts=shortcuts,
-    )
+    src = Text(text, report.add, raw, shortcuts=shortcuts)
     try:
         scan(src, 0, report, data_length, first_only=True)
     except Settled:
@@ -488,13 +482,7 @@ def _check(
     # 3. JSON, judged member by member; what stops the parse leaves only the
     # faults found while parsing, since the structure seen is partial.
     raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
-    src = Text(
-        text,
-        report.add,
-        raw,
-        surrogates=SURROGATE_ESCAPE.search(text) is not None,
-        shortcuts=shortcuts,
-    )
+    src = Text(text, report.add, raw, shortcuts=shortcuts)
     data_start = PREFIX_SIZE + header_length
     try:
         header = scan(

@@ -47,15 +47,17 @@ def test_a_probe_of_the_reference_in_this_environment() -> None:
     assert answers["i_text_leading_space"]["result"] == "rejected"
 
 
-def test_differentials_group_readers_and_name_the_worst_difference() -> None:
-    def result(name: str, answer: probe.Answer) -> dict[str, object]:
-        return {"implementation": {"name": name}, "probe": {"n_x": answer}}
+def _result(name: str, answer: probe.Answer, case: str = "n_x") -> dict[str, object]:
+    """One implementation's results, holding only its probe answer on ``case``."""
+    return {"implementation": {"name": name}, "probe": {case: answer}}
 
+
+def test_differentials_group_readers_and_name_the_worst_difference() -> None:
     results = [
-        result("first-wins", _answer(a=["I32", [1], "aa"])),
-        result("last-wins", _answer(a=["F32", [1], "aa"])),
-        result("also-last", _answer(a=["F32", [1], None])),
-        result("strict", {"result": "rejected"}),
+        _result("first-wins", _answer(a=["I32", [1], "aa"])),
+        _result("last-wins", _answer(a=["F32", [1], "aa"])),
+        _result("also-last", _answer(a=["F32", [1], None])),
+        _result("strict", {"result": "rejected"}),
     ]
     ((case, kind, groups),) = render.differentials(results)
     assert (case, kind) == ("n_x", "dtype")
@@ -167,12 +169,9 @@ def test_what_a_valid_case_states_compares_with_what_readers_loaded() -> None:
 
 
 def test_a_differential_on_a_valid_file_names_the_group_that_loaded_it_right() -> None:
-    def result(name: str, answer: probe.Answer) -> dict[str, object]:
-        return {"implementation": {"name": name}, "probe": {"y_x": answer}}
-
     results = [
-        result("right", _answer(a=["F32", [1], "aa"])),
-        result("wrong", _answer(a=["U8", [1], "aa"])),
+        _result("right", _answer(a=["F32", [1], "aa"]), case="y_x"),
+        _result("wrong", _answer(a=["U8", [1], "aa"]), case="y_x"),
     ]
     text = render.render_markdown(results, [VALID_CASE])
     assert "  - right: 'a' F32[1] aa (as the valid file states)" in text

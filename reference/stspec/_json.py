@@ -84,13 +84,13 @@ class Text:
     """The header text and what a look at the whole of it established.
 
     surrogates: some string may hold a surrogate escape (else none is checked),
-        found by one search of the whole text
+        found by one search of the whole text, made when first asked
     shortcuts: whether C-speed shortcuts may be taken (off: every value goes
         through the position-tracking parser; the tests compare both)
     raw: the header bytes, for the nesting bound (computed when first needed)
     """
 
-    __slots__ = ("_shallow", "fault", "raw", "shortcuts", "surrogates", "text")
+    __slots__ = ("_shallow", "_surrogates", "fault", "raw", "shortcuts", "text")
 
     def __init__(
         self,
@@ -103,9 +103,17 @@ class Text:
         self.text = text
         self.fault = fault
         self.raw = raw
-        self.surrogates = SURROGATE_ESCAPE.search(text) is not None
         self.shortcuts = shortcuts
         self._shallow: bool | None = None
+        # Headers as writers emit them never need it (see check_surrogates).
+        self._surrogates: bool | None = None
+
+    @property
+    def surrogates(self) -> bool:
+        """Whether some string may hold a surrogate escape."""
+        if self._surrogates is None:
+            self._surrogates = SURROGATE_ESCAPE.search(self.text) is not None
+        return self._surrogates
 
     @property
     def shallow(self) -> bool:
@@ -145,7 +153,9 @@ def string(src: Text, pos: int) -> tuple[int, str]:
 
 def check_surrogates(src: Text, value: str, pos: int, path: Path) -> None:
     """Report a string that holds an unpaired surrogate (from an escape)."""
-    if src.surrogates and _surrogate().search(value):
+    # An ASCII string holds no surrogate (a constant-time test): the search
+    # of the whole text is made only for a header with other characters.
+    if not value.isascii() and src.surrogates and _surrogate().search(value):
         src.fault(
             "JSON-SURROGATE",
             pos,

@@ -80,14 +80,14 @@ class Summary(NamedTuple):
 def summarize(opened: SafetensorsFile) -> Summary:
     """Summarise one valid file."""
     _, codes, offsets, _, _ = opened.tensors.columns
-    # Empty tensors hold no bytes, but their dtype is still in the file.
-    present = set(codes)
-    if len(present) == 1:
-        # The tensors of a valid file tile its buffer exactly (no hole, no
-        # overlap, no trailing byte): one dtype holds all of it.
-        sizes = dict.fromkeys(present, opened.file_length - opened.data_start)
+    if codes and not codes.strip(codes[:1]):
+        # One dtype (strip takes every byte: faster than a set).  The tensors
+        # of a valid file tile its buffer exactly (no hole, no overlap, no
+        # trailing byte): that dtype holds all of it.
+        sizes = {codes[0]: opened.file_length - opened.data_start}
     else:
-        sizes = dict.fromkeys(present, 0)
+        # Empty tensors hold no bytes, but their dtype is still in the file.
+        sizes = dict.fromkeys(set(codes), 0)
         for tensor, code in enumerate(codes):
             sizes[code] += offsets[2 * tensor + 1] - offsets[2 * tensor]
     # SIZE-MATCH holds in a valid file, so each dtype's bytes are exactly its

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import mmap
 import os
 import signal
@@ -166,8 +165,8 @@ def test_never_reads_a_header_the_prefix_rules_out(
     sizes: list[int] = []
     real_read = unmapped_module.FileBuffer._read_head
 
-    def spy(self: unmapped_module.FileBuffer) -> tuple[bytearray, int]:
-        head, length = real_read(self)
+    def spy(self: unmapped_module.FileBuffer, path: Path) -> tuple[bytearray, int]:
+        head, length = real_read(self, path)
         sizes.append(len(head))
         return head, length
 
@@ -232,23 +231,51 @@ def test_the_command_never_maps_a_file(
 def test_closes_the_file_when_the_header_cannot_be_read(
     model: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    opened: list[io.FileIO] = []
+    opened: list[int] = []
+    closed: list[int] = []
+    real_open, real_close = os.open, os.close
 
-    def spy(path: Path, mode: str, buffering: int) -> io.FileIO:
-        opened.append(io.FileIO(path, mode))
-        assert buffering == 0
+    def spy_open(path: Path, flags: int) -> int:
+        opened.append(real_open(path, flags))
         return opened[-1]
+
+    def spy_close(fd: int) -> None:
+        closed.append(fd)
+        real_close(fd)
 
     def broken(_fd: int) -> os.stat_result:
         raise OSError(5, "Input/output error")
 
     with monkeypatch.context() as patch:
-        patch.setattr(unmapped_module, "open", spy, raising=False)
+        patch.setattr(os, "open", spy_open)
+        patch.setattr(os, "close", spy_close)
         patch.setattr(os, "fstat", broken)
         with pytest.raises(OSError, match="Input/output"):
             stspec.read(model, mapped=False)
-    (file,) = opened
-    assert file.closed
+    assert len(opened) == 1
+    assert closed == opened
+
+
+def test_a_file_is_closed_once(model: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A second close of the same number could close a file opened since.
+    closed: list[int] = []
+    real_close = os.close
+
+    def spy_close(fd: int) -> None:
+        closed.append(fd)
+        real_close(fd)
+
+    monkeypatch.setattr(os, "close", spy_close)
+    file = stspec.read(model, mapped=False)
+    file.close()
+    file.close()
+    assert len(closed) == 1
+
+
+def test_a_directory_is_an_os_error_not_a_verdict(tmp_path: Path) -> None:
+    with pytest.raises(IsADirectoryError) as raised:
+        stspec.read(tmp_path, mapped=False)
+    assert raised.value.filename == str(tmp_path)
 
 
 def test_a_file_emptied_between_stat_and_map_is_judged_empty(

@@ -17,6 +17,7 @@ decides, and the answer must agree within the declaration.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -93,8 +94,13 @@ def known_deviations(results: dict[str, Any]) -> frozenset[str]:
 
 
 def crash_deviations(results: dict[str, Any]) -> frozenset[str]:
-    """Return the rules of the corpus cases the implementation crashed or hung on."""
-    return _failed_rules(results, "", outcomes=("crashed", "hung"))
+    """Return the rules of the corpus cases the implementation crashed or hung on.
+
+    Running past the suite's resource allowance counts too: what the suite
+    reports as its own outcome (a MemoryError under the memory limit) is a
+    crash to the fuzzer's worker, so the same file would be reported again.
+    """
+    return _failed_rules(results, "", outcomes=("crashed", "hung", "resource"))
 
 
 def _manifest_rules() -> dict[str, list[str]]:
@@ -186,6 +192,48 @@ def valid_features(data: bytes) -> frozenset[str]:
     return frozenset(features)
 
 
+_PREFIX: Final = 8
+# What check_layout reports; it runs only on unique names and sound entries.
+_LAYOUT_RULES: Final = frozenset(
+    {"LAYOUT-BOUNDS", "LAYOUT-HOLE", "LAYOUT-OVERLAP", "LAYOUT-TRAILING"}
+)
+
+
+def masked_layout(data: bytes) -> frozenset[str]:
+    """Return the offset rules a broken file's entries would break (a heuristic).
+
+    The reference judges the layout only when names are unique and every
+    entry is sound, so a file with a repeated name, an entry without fields or
+    three offsets gets no LAYOUT-BOUNDS even when an offset lies past the
+    buffer.  A reader that takes the last of two names, or the first two
+    offsets, still slices the buffer by them, and crashes as it does on the
+    corpus's LAYOUT-BOUNDS or OFFSETS-ORDER cases: every ``data_offsets``
+    array of every entry (repeats included) is looked at.
+    """
+    if len(data) < _PREFIX:
+        return frozenset()
+    length = int.from_bytes(data[:_PREFIX], "little")
+    buffer = len(data) - _PREFIX - length
+    try:
+        # Pairs, not dicts: every repeat of a name or a field is kept.
+        root = json.loads(data[_PREFIX : _PREFIX + length], object_pairs_hook=list)
+    except (ValueError, RecursionError):
+        return frozenset()
+    found: set[str] = set()
+    for member in root if isinstance(root, list) else ():
+        entry = member[1] if isinstance(member, tuple) else None
+        for field_ in entry if isinstance(entry, list) else ():
+            if not (isinstance(field_, tuple) and field_[0] == "data_offsets"):
+                continue
+            offsets = field_[1] if isinstance(field_[1], list) else []
+            numbers = [value for value in offsets if type(value) is int]
+            if any(number > buffer for number in numbers):
+                found.add("LAYOUT-BOUNDS")
+            if any(low > high for low, high in itertools.pairwise(numbers)):
+                found.add("OFFSETS-ORDER")
+    return frozenset(found)
+
+
 def judge(  # noqa: PLR0913 - the answer, the declaration and three baselines
     data: bytes,
     answer: Answer,
@@ -206,7 +254,9 @@ def judge(  # noqa: PLR0913 - the answer, the declaration and three baselines
     when its :func:`valid_features` meet ``valid_ignore`` (the rules of the
     y_ cases the implementation is known to fail); a crash or hang, when the
     file's rules (or a valid file's features) meet ``crash_ignore``, the rules
-    of the corpus cases it is known to crash on.
+    of the corpus cases it is known to crash on; for an invalid file whose
+    layout the reference did not judge, also the rules of
+    :func:`masked_layout`.
     """
     result = answer.get("result")
     errors = stspec.validate(data)
@@ -215,6 +265,8 @@ def judge(  # noqa: PLR0913 - the answer, the declaration and three baselines
     about = f"file {verdict} {sorted(rules)}"
     if result not in {"accepted", "rejected"} and crash_ignore:
         seen = rules | (valid_features(data) if verdict == "valid" else set())
+        if verdict == "invalid" and not rules & _LAYOUT_RULES:
+            seen |= masked_layout(data)
         if seen & set(crash_ignore):
             return
     assert result in {"accepted", "rejected"}, (

@@ -363,6 +363,68 @@ def test_judge_excuses_a_crash_only_on_a_rule_it_is_known_to_crash_on() -> None:
         matrix_impl.judge(ONE, crashed, {}, crash_ignore={"KEY-UNIQUE"})
 
 
+@pytest.mark.parametrize(
+    ("header", "masked"),
+    [
+        # A repeated name hides the second entry's end past the empty buffer.
+        (
+            '{"a":{},"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]}}',
+            {"LAYOUT-BOUNDS"},
+        ),
+        # Three offsets: no pair to judge, but 7 > 0 and 7 past the buffer.
+        (
+            '{"":{"dtype":"F32","shape":[],"data_offsets":[7,0,1]}}',
+            {"LAYOUT-BOUNDS", "OFFSETS-ORDER"},
+        ),
+        # A repeated field: the later array counts too.
+        (
+            '{"":{"dtype":"F32","shape":[],"data_offsets":[],"data_offsets":[0,4]}}',
+            {"LAYOUT-BOUNDS"},
+        ),
+        ('{"a":{"dtype":"F32","shape":[],"data_offsets":[0,0,0]}}', set()),
+        ('{"a":{"data_offsets":{"0":9}}}', set()),
+        ("[[1,[9]]]", set()),
+        ('{"a":', set()),
+    ],
+)
+def test_masked_layout_finds_offsets_past_the_buffer(
+    header: str, masked: set[str]
+) -> None:
+    assert matrix_impl.masked_layout(_file(header)) == masked
+
+
+def test_a_crash_hidden_by_a_repeated_name_is_excused_as_a_layout_crash() -> None:
+    crashed = {"result": "crashed", "error": "PanicException: range end out of bounds"}
+    hidden = _file('{"a":{},"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]}}')
+    assert {error.rule for error in stspec.validate(hidden)} == {
+        "ENTRY-FIELDS",
+        "KEY-UNIQUE",
+    }
+    matrix_impl.judge(hidden, crashed, {}, crash_ignore={"LAYOUT-BOUNDS"})
+    with pytest.raises(AssertionError, match="crashed"):
+        matrix_impl.judge(hidden, crashed, {}, crash_ignore={"OFFSETS-ORDER"})
+    # A file whose layout was judged keeps its own rules only.
+    past = _file('{"a":{"dtype":"F32","shape":[],"data_offsets":[0,4]}}')
+    with pytest.raises(AssertionError, match="crashed"):
+        matrix_impl.judge(past, crashed, {}, crash_ignore={"OFFSETS-ORDER"})
+
+
+def test_known_crashes_include_running_out_of_the_allowance() -> None:
+    results = {
+        "cases": {
+            "n_prefix_gguf_magic": {"ok": False, "outcome": "resource"},
+            "n_layout_bounds_empty_buffer": {"ok": False, "outcome": "crashed"},
+            "n_structure_offsets_null": {"ok": False, "outcome": "accepted"},
+            "n_text_utf8_in_padding": {"ok": True, "outcome": "rejected"},
+        }
+    }
+    assert matrix_impl.crash_deviations(results) == {"HEADER-LIMIT", "LAYOUT-BOUNDS"}
+
+
+def test_a_short_input_has_no_masked_layout() -> None:
+    assert matrix_impl.masked_layout(b"\x01") == frozenset()
+
+
 # Planted bugs and the scaling files ---------------------------------------------------
 
 planted = _load("planted")

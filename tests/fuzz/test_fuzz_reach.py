@@ -383,14 +383,15 @@ def test_judge_excuses_a_crash_only_on_a_rule_it_is_known_to_crash_on() -> None:
         ),
         ('{"a":{"dtype":"F32","shape":[],"data_offsets":[0,0,0]}}', set()),
         ('{"a":{"data_offsets":{"0":9}}}', set()),
-        ("[[1,[9]]]", set()),
+        ('{"a":[["data_offsets",[9]]]}', set()),
+        ("[[1,[9]]]", {"HEADER-OBJECT"}),
+        ("[]", {"HEADER-OBJECT"}),
+        ("{}", set()),
         ('{"a":', set()),
     ],
 )
-def test_masked_layout_finds_offsets_past_the_buffer(
-    header: str, masked: set[str]
-) -> None:
-    assert matrix_impl.masked_layout(_file(header)) == masked
+def test_masked_finds_what_the_first_fault_hid(header: str, masked: set[str]) -> None:
+    assert matrix_impl.masked(_file(header)) == masked
 
 
 def test_a_crash_hidden_by_a_repeated_name_is_excused_as_a_layout_crash() -> None:
@@ -421,8 +422,21 @@ def test_known_crashes_include_running_out_of_the_allowance() -> None:
     assert matrix_impl.crash_deviations(results) == {"HEADER-LIMIT", "LAYOUT-BOUNDS"}
 
 
+def test_a_prefix_fault_hides_a_header_that_is_no_object() -> None:
+    # N is past the file: the reference stops at byte 0; a reader that reads
+    # to the end of the file parses a number, and crashes as it does on
+    # n_text_top_level_number.
+    beyond = struct.pack("<Q", 2**40) + b"5"
+    assert {error.rule for error in stspec.validate(beyond)} == {"HEADER-LIMIT"}
+    assert matrix_impl.masked(beyond) == {"HEADER-OBJECT"}
+    crashed = {"result": "crashed", "error": "AttributeError: 'int' object"}
+    matrix_impl.judge(beyond, crashed, {}, crash_ignore={"HEADER-OBJECT"})
+    with pytest.raises(AssertionError, match="crashed"):
+        matrix_impl.judge(beyond, crashed, {}, crash_ignore={"LAYOUT-BOUNDS"})
+
+
 def test_a_short_input_has_no_masked_layout() -> None:
-    assert matrix_impl.masked_layout(b"\x01") == frozenset()
+    assert matrix_impl.masked(b"\x01") == frozenset()
 
 
 # Planted bugs and the scaling files ---------------------------------------------------

@@ -211,6 +211,9 @@ def masked(data: bytes) -> frozenset[str]:
     HEADER-OBJECT when those bytes are JSON that is not an object,
     LAYOUT-BOUNDS when a ``data_offsets`` array (any entry's, any repeat's)
     holds a number past the buffer, OFFSETS-ORDER when one runs backwards.
+    A ``__metadata__`` member names the META-* rules, as for a valid file in
+    :func:`valid_features`: a reader that crashes on any metadata (the npm
+    package) crashes on a tolerated or invalid file's metadata too.
     """
     if len(data) < _PREFIX:
         return frozenset()
@@ -223,7 +226,9 @@ def masked(data: bytes) -> frozenset[str]:
     if not isinstance(root, _Pairs):
         return frozenset({"HEADER-OBJECT"})
     found: set[str] = set()
-    for _, entry in root:
+    for name, entry in root:
+        if name == "__metadata__":
+            found |= {"META-NULL", "META-OBJECT", "META-STRING"}
         for key, offsets in entry if isinstance(entry, _Pairs) else ():
             if key != "data_offsets" or type(offsets) is not list:
                 continue
@@ -255,8 +260,9 @@ def judge(  # noqa: PLR0913 - the answer, the declaration and three baselines
     when its :func:`valid_features` meet ``valid_ignore`` (the rules of the
     y_ cases the implementation is known to fail); a crash or hang, when the
     file's rules (or a valid file's features) meet ``crash_ignore``, the rules
-    of the corpus cases it is known to crash on; for an invalid file, also
-    the rules of :func:`masked` (what the reference's first fault hid).
+    of the corpus cases it is known to crash on; for a file that is not
+    valid, also the rules of :func:`masked` (what the reference's first
+    fault hid, and metadata).
     """
     result = answer.get("result")
     errors = stspec.validate(data)
@@ -264,9 +270,7 @@ def judge(  # noqa: PLR0913 - the answer, the declaration and three baselines
     verdict = stspec.verdict_of(rules)
     about = f"file {verdict} {sorted(rules)}"
     if result not in {"accepted", "rejected"} and crash_ignore:
-        seen = rules | (valid_features(data) if verdict == "valid" else set())
-        if verdict == "invalid":
-            seen |= masked(data)
+        seen = rules | (valid_features(data) if verdict == "valid" else masked(data))
         if seen & set(crash_ignore):
             return
     assert result in {"accepted", "rejected"}, (

@@ -435,6 +435,18 @@ def test_a_prefix_fault_hides_a_header_that_is_no_object() -> None:
         matrix_impl.judge(beyond, crashed, {}, crash_ignore={"LAYOUT-BOUNDS"})
 
 
+def test_a_crash_on_metadata_is_known_in_a_tolerated_file_too() -> None:
+    tolerated = _file('\t{"__metadata__":{"s":""}}')
+    assert stspec.verdict_of({e.rule for e in stspec.validate(tolerated)}) == (
+        "tolerated"
+    )
+    assert matrix_impl.masked(tolerated) == {"META-NULL", "META-OBJECT", "META-STRING"}
+    crashed = {"result": "crashed", "error": "exit status 70"}
+    matrix_impl.judge(tolerated, crashed, {}, crash_ignore={"META-NULL"})
+    with pytest.raises(AssertionError, match="crashed"):
+        matrix_impl.judge(_file('\t{"a":{}}'), crashed, {}, crash_ignore={"META-NULL"})
+
+
 def test_a_short_input_has_no_masked_layout() -> None:
     assert matrix_impl.masked(b"\x01") == frozenset()
 

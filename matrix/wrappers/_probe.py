@@ -6,8 +6,10 @@ Each line: ``{"file", "result", "metadata", "tensors": {name: [dtype, shape,
 sha256 or null]}, "error"}``, written as soon as the file is done, so a
 caller that sees the process die knows which file killed it.  ``result`` is
 accepted, rejected (an exception the wrapper's ``REJECTS`` names, else any
-ordinary Exception) or crashed (RecursionError, MemoryError, any other
-BaseException, or an Exception outside ``REJECTS``).  This is what
+ordinary Exception), invalid-output (below) or crashed (RecursionError,
+MemoryError, any other BaseException, or an Exception outside ``REJECTS``).
+A load that returns something that cannot be described as tensors (a shape
+that is None) is ``invalid-output``, as the suite calls it.  This is what
 ``matrix.probe`` runs; a fuzzing campaign can call it the same way.
 """
 
@@ -57,12 +59,6 @@ def probe(module: Any, path: str) -> dict[str, Any]:  # noqa: ANN401
     signal.alarm(_PER_FILE_S)
     try:
         tensors, metadata = module.load(path)
-        described = {}
-        for name, entry in tensors.items():
-            # (dtype, shape, bytes), or a header-only reader's (dtype, shape)
-            dtype, shape, *data = entry
-            digest = None if header_only or not data else _digest(data[0])
-            described[str(name)] = [dtype, list(shape), digest]
     except TimeoutError:
         return {"file": path, "result": "hung"}
     except BaseException as exc:
@@ -73,6 +69,18 @@ def probe(module: Any, path: str) -> dict[str, Any]:  # noqa: ANN401
         return {"file": path, "result": result, "error": error}
     finally:
         signal.alarm(0)
+    try:
+        described = {}
+        for name, entry in tensors.items():
+            # (dtype, shape, bytes), or a header-only reader's (dtype, shape)
+            dtype, shape, *data = entry
+            digest = None if header_only or not data else _digest(data[0])
+            described[str(name)] = [dtype, list(shape), digest]
+    except Exception as exc:  # noqa: BLE001 - whatever the answer holds
+        # The reader loaded the file; what it gave back is not tensors (a
+        # shape of None): the suite's invalid-output, not a crash.
+        error = f"{type(exc).__name__}: {exc}"[:300]
+        return {"file": path, "result": "invalid-output", "error": error}
     return {
         "file": path,
         "result": "accepted",

@@ -447,6 +447,17 @@ def test_a_crash_on_metadata_is_known_in_a_tolerated_file_too() -> None:
         matrix_impl.judge(_file('\t{"a":{}}'), crashed, {}, crash_ignore={"META-NULL"})
 
 
+def test_a_malformed_answer_is_judged_as_an_acceptance() -> None:
+    # torch's checkpoint parser returns a shape of None for {"a":{}}.
+    malformed = {"result": "invalid-output", "error": "TypeError: 'NoneType'"}
+    fields = _file('{"a":{}}')
+    matrix_impl.judge(fields, malformed, {}, ignore_rules={"ENTRY-FIELDS"})
+    with pytest.raises(AssertionError, match="malformed answer"):
+        matrix_impl.judge(fields, malformed, {}, ignore_rules={"KEY-UNIQUE"})
+    with pytest.raises(AssertionError, match="invalid-output"):
+        matrix_impl.judge(ONE, malformed, {}, ignore_rules={"ENTRY-FIELDS"})
+
+
 def test_a_short_input_has_no_masked_layout() -> None:
     assert matrix_impl.masked(b"\x01") == frozenset()
 

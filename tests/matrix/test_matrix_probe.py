@@ -1,10 +1,12 @@
 """matrix.probe: what a reader loaded, and how two readers differ."""
 
 import hashlib
+import importlib.util
 import json
 import sys
 from dataclasses import replace
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from matrix import probe, render
@@ -177,3 +179,35 @@ def test_a_differential_on_a_valid_file_names_the_group_that_loaded_it_right() -
     assert "  - right: 'a' F32[1] aa (as the valid file states)" in text
     assert "  - wrong: 'a' U8[1] aa\n" in text
     assert "(as the valid file states)" in render.render_html(results, [VALID_CASE])
+
+
+def _probe_module() -> ModuleType:
+    path = REPO / "matrix" / "wrappers" / "_probe.py"
+    spec = importlib.util.spec_from_file_location("probe_under_test", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class _NoShape:
+    """A wrapper whose reader loads {"a":{}} as a tensor without a shape."""
+
+    @staticmethod
+    def load(_path: str) -> tuple[dict[str, tuple[object, ...]], None]:
+        return {"a": (None, None)}, None
+
+
+class _Broken:
+    @staticmethod
+    def load(_path: str) -> tuple[dict[str, tuple[object, ...]], None]:
+        raise MemoryError
+
+
+def test_an_answer_that_is_not_tensors_is_invalid_output_not_a_crash() -> None:
+    probe_file = _probe_module()
+    answer = probe_file.probe(_NoShape, "x.safetensors")
+    assert answer["result"] == "invalid-output"
+    assert "NoneType" in answer["error"]
+    assert probe_file.probe(_Broken, "x.safetensors")["result"] == "crashed"

@@ -54,6 +54,13 @@ FOUND: Final[tuple[Found, ...]] = (
         "F32 shape [2^32] with no bytes: 32-bit dimensions make it empty (mlx accepts)",
         "fuzz_differential: mlx",
     ),
+    Found(
+        "n_arith_fuzz_shape_1gib_no_bytes",
+        ("SIZE-MATCH",),
+        "3d000000000000007b22223a7b226474797065223a225538222c227368617065223a5b313037333734313832345d2c22646174615f6f666673657473223a5b302c305d7d7d",
+        "U8[2^30] over no bytes: a reader allocating the shape first asks 1 GiB (safetensors-streaming)",
+        "fuzz_differential: safetensors-streaming",
+    ),
     # end of the found cases: fuzz/finding.py appends above this line
 )
 

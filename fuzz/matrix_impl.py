@@ -210,7 +210,8 @@ def masked(data: bytes) -> frozenset[str]:
     crashes where it crashes on the corpus cases of the rules found here:
     HEADER-OBJECT when those bytes are JSON that is not an object,
     LAYOUT-BOUNDS when a ``data_offsets`` array (any entry's, any repeat's)
-    holds a number past the buffer, OFFSETS-ORDER when one runs backwards.
+    holds a number past the buffer, OFFSETS-ORDER when one runs backwards,
+    JSON-DEPTH when the text (invalid UTF-8 replaced) nests too deep to parse.
     A ``__metadata__`` member names the META-* rules, as for a valid file in
     :func:`valid_features`: a reader that crashes on any metadata (the npm
     package) crashes on a tolerated or invalid file's metadata too.
@@ -219,9 +220,14 @@ def masked(data: bytes) -> frozenset[str]:
         return frozenset()
     length = int.from_bytes(data[:_PREFIX], "little")
     buffer = max(len(data) - _PREFIX - length, 0)
+    # Lenient readers replace what is not UTF-8 (or ignore it) and parse on.
+    text = data[_PREFIX : _PREFIX + length].decode("utf-8", "replace")
     try:
-        root = json.loads(data[_PREFIX : _PREFIX + length], object_pairs_hook=_Pairs)
-    except (ValueError, RecursionError):
+        root = json.loads(text, object_pairs_hook=_Pairs)
+    except RecursionError:
+        # Deeper than Python's json goes (about 1,000 levels), so past 127.
+        return frozenset({"JSON-DEPTH"})
+    except ValueError:
         return frozenset()
     if not isinstance(root, _Pairs):
         return frozenset({"HEADER-OBJECT"})
@@ -230,14 +236,20 @@ def masked(data: bytes) -> frozenset[str]:
         if name == "__metadata__":
             found |= {"META-NULL", "META-OBJECT", "META-STRING"}
         for key, offsets in entry if isinstance(entry, _Pairs) else ():
-            if key != "data_offsets" or type(offsets) is not list:
-                continue
-            numbers = [value for value in offsets if type(value) is int]
-            if any(number > buffer for number in numbers):
-                found.add("LAYOUT-BOUNDS")
-            if any(low > high for low, high in itertools.pairwise(numbers)):
-                found.add("OFFSETS-ORDER")
+            if key == "data_offsets" and type(offsets) is list:
+                found |= _offset_faults(offsets, buffer)
     return frozenset(found)
+
+
+def _offset_faults(offsets: list[Any], buffer: int) -> set[str]:
+    """LAYOUT-BOUNDS and OFFSETS-ORDER in one data_offsets array, of any length."""
+    numbers = [value for value in offsets if type(value) is int]
+    found = set()
+    if any(number > buffer for number in numbers):
+        found.add("LAYOUT-BOUNDS")
+    if any(low > high for low, high in itertools.pairwise(numbers)):
+        found.add("OFFSETS-ORDER")
+    return found
 
 
 def judge(  # noqa: PLR0913 - the answer, the declaration and three baselines

@@ -458,6 +458,15 @@ def test_a_malformed_answer_is_judged_as_an_acceptance() -> None:
         matrix_impl.judge(ONE, malformed, {}, ignore_rules={"ENTRY-FIELDS"})
 
 
+def test_invalid_utf8_hides_a_nesting_bomb() -> None:
+    # The reference stops at the byte that is not UTF-8; a reader that
+    # replaces it parses on and recurses (torch's checkpoint parser).
+    bomb = _file('{"__metadata__":{"deep":' + "[" * 5000 + "]" * 5000 + "}}", b"")
+    bomb = bomb[:-2] + b"\xff}"
+    assert {error.rule for error in stspec.validate(bomb)} == {"HEADER-UTF8"}
+    assert matrix_impl.masked(bomb) == {"JSON-DEPTH"}
+
+
 def test_a_short_input_has_no_masked_layout() -> None:
     assert matrix_impl.masked(b"\x01") == frozenset()
 

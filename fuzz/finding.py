@@ -151,6 +151,24 @@ def corpus_id(verdict: str, rules: list[str], slug: str) -> str:
     return f"{prefix}_{family}_fuzz_{slug}"
 
 
+def _wrapped(text: str, width: int = 88 - 8) -> str:
+    """``text`` as string literals that each fit the line (the house's ruff limit).
+
+    A description may hold 100 characters; implicitly concatenated literals,
+    split after a space, keep every line of the entry within 88 columns.
+    """
+    pieces: list[str] = []
+    for word in text.split(" "):
+        if pieces and len(json.dumps(pieces[-1] + " " + word)) <= width:
+            pieces[-1] += " " + word
+        else:
+            pieces.append(word)
+    # The space before each later piece goes at the end of the one before.
+    literals = [json.dumps(piece + " ") for piece in pieces[:-1]]
+    literals.append(json.dumps(pieces[-1]))
+    return "\n        ".join(literals)
+
+
 def _append_case(
     case_id: str, rules: list[str], data: bytes, description: str, ref: str
 ) -> None:
@@ -164,7 +182,7 @@ def _append_case(
     names = "".join(f"{literal(rule)}, " for rule in rules).rstrip(" ")
     entry = (
         f"    Found(\n        {literal(case_id)},\n        ({names}),\n"
-        f"        {literal(data.hex())},\n        {literal(description)},\n"
+        f"        {literal(data.hex())},\n        {_wrapped(description)},\n"
         f"        {literal(ref)},\n    ),\n"
     )
     if END_MARKER not in text:

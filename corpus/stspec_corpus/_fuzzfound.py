@@ -44,7 +44,8 @@ FOUND: Final[tuple[Found, ...]] = (
         "n_text_fuzz_utf8_after_nul",
         ("HEADER-UTF8",),
         "04000000000000007b7d00ff",
-        "0xFF after a NUL after the object: a reader taking the header as a C string misses it (mlx accepts)",
+        "0xFF after a NUL after the object: a reader taking the header as a C string "
+        "misses it (mlx accepts)",
         "fuzz_differential: mlx",
     ),
     Found(
@@ -58,7 +59,8 @@ FOUND: Final[tuple[Found, ...]] = (
         "n_arith_fuzz_shape_1gib_no_bytes",
         ("SIZE-MATCH",),
         "3d000000000000007b22223a7b226474797065223a225538222c227368617065223a5b313037333734313832345d2c22646174615f6f666673657473223a5b302c305d7d7d",
-        "U8[2^30] over no bytes: a reader allocating the shape first asks 1 GiB (safetensors-streaming)",
+        "U8[2^30] over no bytes: a reader allocating the shape first asks 1 GiB "
+        "(safetensors-streaming)",
         "fuzz_differential: safetensors-streaming",
     ),
     # end of the found cases: fuzz/finding.py appends above this line

@@ -295,6 +295,23 @@ def test_corpus_ids_follow_the_rule_families(
     assert finding.corpus_id(verdict, rules, "x") == expected
 
 
+@pytest.mark.parametrize(
+    "description",
+    [
+        "short",
+        (
+            "U8[2^30] over no bytes: a reader allocating the shape first asks 1 GiB "
+            "(safetensors-streaming)"
+        ),
+        " ".join(["word"] * 20),  # 99 characters, the most a description may hold
+    ],
+)
+def test_a_written_description_fits_the_line_limit(description: str) -> None:
+    written = finding._wrapped(description)
+    assert eval(f"({written})") == description  # noqa: S307 - our own literal
+    assert all(len("        " + line.strip()) <= 88 for line in written.splitlines())
+
+
 # Judging a matrix implementation's answer ------------------------------------------
 
 matrix_impl = _load("matrix_impl")

@@ -32,6 +32,7 @@ import gc
 import math
 import os
 import pickle
+import re
 import select
 import signal
 import struct
@@ -231,6 +232,15 @@ def _limit(allowance: Allowance) -> tuple[int | None, Callable[[], None]]:
     return rss_before, reset
 
 
+# How allocators that raise an ordinary exception say they were refused
+# (torch: "can't allocate memory ... Error code 12 (Cannot allocate memory)";
+# C++ std::bad_alloc; CUDA-style "out of memory"): under the suite's memory
+# allowance that is a resource outcome, as MemoryError is, not a rejection.
+_ALLOCATION_REFUSED: Final = re.compile(
+    r"can(?:no|')t allocate memory|\bout of memory\b|\bbad_alloc\b", re.IGNORECASE
+)
+
+
 def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
     """In the worker: run one request under its limits and measure it."""
     if request[0] == "load":
@@ -254,7 +264,10 @@ def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
     if rss_before is not None and high is not None:
         outcome.peak_memory = max(0, high - rss_before) * 1024
     outcome.memory_allowance = allowance.memory
-    if outcome.exception == "MemoryError":
+    if outcome.exception == "MemoryError" or (
+        outcome.status in {"rejected", "crashed"}
+        and _ALLOCATION_REFUSED.search(outcome.message)
+    ):
         outcome.status = "resource"
         outcome.message = (
             f"an allocation failed under the memory allowance "

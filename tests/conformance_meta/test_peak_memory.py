@@ -64,3 +64,17 @@ def test_a_peak_no_higher_than_the_suites_own_is_not_the_childs() -> None:
     grown = _Run(0, b"", b"", 0.0, 0.0, max_rss=own + (512 << 20))
     assert grown.own_peak() == own + (512 << 20)
     assert _Run(0, b"", b"", 0.0, 0.0).own_peak() is None
+
+
+def test_an_allocator_that_refuses_with_an_ordinary_error_is_a_resource_failure(
+    tmp_path: Path,
+) -> None:
+    # torch says RuntimeError("... can't allocate memory ..."), not MemoryError.
+    run = run_suite(
+        str(IMPLS / "allocator_refusal.py"), "-k", CLAIMS, tmp_path=tmp_path
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    entry = run.test(HOSTILE)
+    assert entry["outcome"] == "resource", entry
+    assert "an allocation failed under the memory allowance" in entry["message"], entry
+    assert run.results[MODEST] == "passed", run.results

@@ -150,6 +150,8 @@ _COMMON: Final = frozenset(
     }
 )
 _SAFE_INT: Final = 2**53
+# What a file with a __metadata__ member stands near (a reader may crash on any).
+_METADATA_RULES: Final = frozenset({"META-NULL", "META-OBJECT", "META-STRING"})
 
 
 def valid_features(data: bytes) -> frozenset[str]:
@@ -181,7 +183,7 @@ def valid_features(data: bytes) -> frozenset[str]:
             features |= {"LAYOUT-HOLE", "SIZE-MATCH"} if info.nbytes == 0 else set()
             features.add(f"dtype:{info.dtype}")
         if file.metadata is not None:
-            features |= {"META-NULL", "META-OBJECT", "META-STRING"}
+            features |= _METADATA_RULES
         header = data[8 : file.data_start]
     if not header.isascii():
         features.add("HEADER-UTF8")
@@ -234,7 +236,7 @@ def masked(data: bytes) -> frozenset[str]:
     found: set[str] = set()
     for name, entry in root:
         if name == "__metadata__":
-            found |= {"META-NULL", "META-OBJECT", "META-STRING"}
+            found |= _METADATA_RULES
         for key, offsets in entry if isinstance(entry, _Pairs) else ():
             if key == "data_offsets" and type(offsets) is list:
                 found |= _offset_faults(offsets, buffer)

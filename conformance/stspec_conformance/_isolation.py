@@ -32,7 +32,6 @@ import gc
 import math
 import os
 import pickle
-import re
 import select
 import signal
 import struct
@@ -53,7 +52,11 @@ from stspec_conformance.adapters._base import (
     reset_peak_rss,
 )
 from stspec_conformance.adapters._resolve import ImplError, resolve_in_process
-from stspec_conformance.adapters.command import signal_name, stderr_tail
+from stspec_conformance.adapters.command import (
+    OUT_OF_MEMORY,
+    signal_name,
+    stderr_tail,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -232,15 +235,6 @@ def _limit(allowance: Allowance) -> tuple[int | None, Callable[[], None]]:
     return rss_before, reset
 
 
-# How allocators that raise an ordinary exception say they were refused
-# (torch: "can't allocate memory ... Error code 12 (Cannot allocate memory)";
-# C++ std::bad_alloc; CUDA-style "out of memory"): under the suite's memory
-# allowance that is a resource outcome, as MemoryError is, not a rejection.
-_ALLOCATION_REFUSED: Final = re.compile(
-    r"can(?:no|')t allocate memory|\bout of memory\b|\bbad_alloc\b", re.IGNORECASE
-)
-
-
 def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
     """In the worker: run one request under its limits and measure it."""
     if request[0] == "load":
@@ -264,9 +258,11 @@ def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
     if rss_before is not None and high is not None:
         outcome.peak_memory = max(0, high - rss_before) * 1024
     outcome.memory_allowance = allowance.memory
+    # An allocator may refuse with an ordinary exception (torch's
+    # RuntimeError): under the allowance that is a resource outcome too.
     if outcome.exception == "MemoryError" or (
         outcome.status in {"rejected", "crashed"}
-        and _ALLOCATION_REFUSED.search(outcome.message)
+        and OUT_OF_MEMORY.search(outcome.message)
     ):
         outcome.status = "resource"
         outcome.message = (

@@ -79,9 +79,11 @@ _STRING_OR_BRACKET: Final = re.compile(rb'"(?:[^"\\]|\\.)*+"|[\[\]{}]', re.DOTAL
 
 DESCRIBE_SECONDS: Final = 20.0
 _BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
-# What runtimes print when an allocation fails under RLIMIT_DATA.
-_OUT_OF_MEMORY: Final = re.compile(
-    r"MemoryError|out of memory|Cannot allocate memory|ENOMEM|bad_alloc"
+# What runtimes and allocators say when an allocation fails under RLIMIT_DATA
+# (a dying command's stderr; an in-process reader's exception, see _isolation;
+# torch: "can't allocate memory ... (Cannot allocate memory)").
+OUT_OF_MEMORY: Final = re.compile(
+    r"MemoryError|out of memory|can(?:no|')t allocate memory|ENOMEM|bad_alloc"
     r"|allocation failed|memory allocation of \d+ bytes failed|OutOfMemoryError",
     re.IGNORECASE,
 )
@@ -307,7 +309,7 @@ class CommandAdapter(Adapter):
                 crash=signal_name(-run.code),
             )
         crash = signal_name(-run.code) if run.code < 0 else f"exit status {run.code}"
-        if _OUT_OF_MEMORY.search(tail):
+        if OUT_OF_MEMORY.search(tail):
             return Outcome(
                 "resource",
                 message=f"ran out of memory under the data limit ({crash}): {tail}",

@@ -22,11 +22,13 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 __all__ = [
+    "BROKEN_PROPERTY",
     "CRASH_PROPERTY",
     "NOT_APPLICABLE",
     "OUTCOMES",
     "PROPERTY",
     "OutcomeClass",
+    "broke",
     "is_not_applicable",
     "not_applicable",
     "outcome_of",
@@ -50,6 +52,8 @@ PROPERTY: Final = "stspec_outcome"
 # "AttributeError"), so a report can tell a segfault from a traceback.
 CRASH_PROPERTY: Final = "stspec_crash"
 NOT_APPLICABLE: Final = "not applicable: "
+# For a test that checks several rules: the ones a failure broke (space-separated).
+BROKEN_PROPERTY: Final = "stspec_broken"
 
 
 def record(node: pytest.Item | None, outcome: OutcomeClass, *, crash: str = "") -> None:
@@ -62,6 +66,12 @@ def record(node: pytest.Item | None, outcome: OutcomeClass, *, crash: str = "") 
     node.user_properties.append((PROPERTY, outcome))
     if crash and outcome == "crashed":
         node.user_properties.append((CRASH_PROPERTY, crash))
+
+
+def broke(node: pytest.Item | None, *rules: str) -> None:
+    """Say which of its rules a failing test found broken (reports charge those)."""
+    if node is not None:
+        node.user_properties.append((BROKEN_PROPERTY, " ".join(rules)))
 
 
 def outcome_of(properties: Iterable[tuple[str, object]]) -> OutcomeClass | None:

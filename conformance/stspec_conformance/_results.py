@@ -42,6 +42,9 @@ def record_report(state: SuiteState, report: pytest.TestReport) -> None:
         rules = tuple(str(props.get("rules", "")).split())
         record = Record(report.nodeid, name, str(group), case_of(name), rules)
         state.records[report.nodeid] = record
+    broken = props.get(_outcomes.BROKEN_PROPERTY)
+    if broken:  # a test of several rules said which one the failure broke
+        record.rules = tuple(str(broken).split())
     outcome = _outcomes.outcome_of(report.user_properties) or props.get("outcome")
     record.outcome = str(outcome or record.outcome)
     rule = props.get("reported_rule", record.reported_rule)

@@ -283,6 +283,12 @@ RULES: Final[tuple[Rule, ...]] = (
         "rules included: its output is valid.",
     ),
     _w(
+        "WRITE-FIDELITY",
+        "MUST",
+        "A writer MUST refuse its input or write a file holding exactly the "
+        "tensors (names, dtypes, shapes, bytes) and metadata it was given.",
+    ),
+    _w(
         "WRITE-CANONICAL",
         "SHOULD",
         "A writer SHOULD emit the canonical form (a canonical writer MUST): `{` "

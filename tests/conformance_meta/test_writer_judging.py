@@ -83,3 +83,35 @@ def test_canonical_applies_only_to_a_writer_that_declares_it(tmp_path: Path) -> 
         assert "canonical-writer class it declares" in entry["message"], entry
         assert "padding" in entry["message"], entry
     assert run.results["test_writer_output_valid_and_equal"] == "passed"
+
+
+def test_writer_that_writes_an_empty_file_breaks_write_fidelity(
+    tmp_path: Path,
+) -> None:
+    # Its output is valid and it refuses what it must: only the content is
+    # wrong, so its failures are WRITE-FIDELITY's, not WRITE-VALID's.
+    run = run_suite(
+        str(JUDGED / "writes_empty_file.py"),
+        "-k",
+        "test_writer_dtype or test_writer_empty or test_writer_refuses",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    dtype_tests = [
+        t for t in run.report["tests"] if t["test"].startswith("test_writer_dtype[")
+    ]
+    assert len(dtype_tests) == 22
+    for entry in dtype_tests:
+        assert entry["result"] == "failed", entry
+        assert entry["rules"] == ["WRITE-FIDELITY"], entry
+        assert "wrote different content" in entry["message"], entry
+    assert run.results["test_writer_empty_file"] == "passed"
+    empty_metadata = run.test("test_writer_empty_metadata_without_tensors")
+    assert empty_metadata["rules"] == ["WRITE-FIDELITY"], empty_metadata
+    violated = run.report["summary"]["rules_violated"]
+    assert "WRITE-VALID" not in violated, violated
+    assert len(violated["WRITE-FIDELITY"]) == 23, violated
+    refusals = [
+        t for t in run.report["tests"] if t["test"].startswith("test_writer_refuses")
+    ]
+    assert [t["result"] for t in refusals] == ["passed"] * 4, refusals

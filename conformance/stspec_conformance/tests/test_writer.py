@@ -124,6 +124,7 @@ def _valid_and_equal(
     errors = stspec.validate(data)
     if errors:
         _outcomes.record(node, "wrong-content")
+        _outcomes.broke(node, "WRITE-VALID")
         raise AssertionError(
             "wrote an invalid file "
             f"({'; '.join(map(str, errors[:3]))}): {_props.show(data)}"
@@ -132,6 +133,7 @@ def _valid_and_equal(
     problems = loaded.differences(Content.from_raw(tensors, metadata))
     if problems:
         _outcomes.record(node, "wrong-content")
+        _outcomes.broke(node, "WRITE-FIDELITY")
         raise AssertionError(f"wrote different content: {'; '.join(problems[:5])}")
 
 
@@ -183,7 +185,7 @@ def _refused(
         pytest.fail(f"{outcome.describe()} when asked to write {why}", pytrace=False)
 
 
-@pytest.mark.stspec_rules("WRITE-VALID")
+@pytest.mark.stspec_rules("WRITE-VALID", "WRITE-FIDELITY")
 @given(data=st.data())
 def test_writer_output_valid_and_equal(
     data: st.DataObject,
@@ -251,7 +253,7 @@ def _dtype_bytes(dtype: str, size: int) -> bytes:
     return bytes(range(7, 7 + size))
 
 
-@pytest.mark.stspec_rules("WRITE-VALID")
+@pytest.mark.stspec_rules("WRITE-VALID", "WRITE-FIDELITY")
 @pytest.mark.parametrize("dtype", sts.DTYPE_NAMES)
 def test_writer_dtype(
     dtype: str,
@@ -267,7 +269,7 @@ def test_writer_dtype(
     _valid_and_equal(path, tensors, None, request.node)
 
 
-@pytest.mark.stspec_rules("WRITE-VALID")
+@pytest.mark.stspec_rules("WRITE-VALID", "WRITE-FIDELITY")
 def test_writer_empty_file(
     writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
 ) -> None:
@@ -276,7 +278,7 @@ def test_writer_empty_file(
     _valid_and_equal(path, {}, None, request.node)
 
 
-@pytest.mark.stspec_rules("WRITE-VALID")
+@pytest.mark.stspec_rules("WRITE-VALID", "WRITE-FIDELITY")
 def test_writer_empty_metadata_without_tensors(
     writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
 ) -> None:

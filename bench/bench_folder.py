@@ -5,7 +5,7 @@ Run: python bench/bench_folder.py [--files 50] [--tensors 144] [--repeat 15]
 Two measurements, both in one run so that they see the same machine load:
 
 1. Per file, in one process: what `stspec check` does for each file
-   (stspec._check.check_file: open, validate the header, summarise) against HF
+   (stspec.audit.check.check_file: open, validate the header, summarise) against HF
    safetensors `safe_open` + `keys()` + `metadata()`, interleaved; CPU time
    per file and the ratio stspec / HF.  `stspec.read(path, mapped=False)`
    alone is shown too, to separate the reader from the command's own work.
@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from safetensors import safe_open
 
 import stspec
-from stspec._check import Task, check_file, default_jobs
+from stspec.audit.check import Task, check_file, default_jobs
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -36,7 +36,7 @@ from pathlib import Path
 import stspec
 
 # What the console script does (pip's and setuptools' wrappers alike).
-CHECK = "import sys; from stspec._cli import main; sys.exit(main())"
+CHECK = "import sys; from stspec.audit.cli import main; sys.exit(main())"
 # What any command built on argparse pays before it does anything: argparse,
 # re (argparse imports it), and gettext with locale (the first parser looks up
 # translations).  Shown for reference: a floor the check cannot go below.

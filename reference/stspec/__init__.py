@@ -8,9 +8,7 @@ from stspec._rules import (
     MAX_HEADER_SIZE,
     RULES,
     RULES_BY_ID,
-    SHARD_CHECKS,
     Rule,
-    SetCheck,
     verdict_of,
 )
 from stspec._version import SPEC_VERSION
@@ -25,13 +23,11 @@ __all__ = [
     "MAX_HEADER_SIZE",
     "RULES",
     "RULES_BY_ID",
-    "SHARD_CHECKS",
     "SPEC_VERSION",
     "DType",
     "Rule",
     "SafetensorsError",
     "SafetensorsFile",
-    "SetCheck",
     "Tensor",
     "TensorInfo",
     "TensorTable",

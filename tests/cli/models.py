@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 import stspec
-from stspec._cli import main
+from stspec.audit.cli import main
 
 if TYPE_CHECKING:
     from pathlib import Path

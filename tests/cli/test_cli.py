@@ -14,8 +14,8 @@ import pytest
 
 import stspec
 from stspec import Tensor, serialize
-from stspec._cli import main
 from stspec._version import __version__
+from stspec.audit.cli import main
 
 GOOD = serialize(
     {"a": Tensor("U8", (2,), b"xy"), "w": Tensor("F32", (1, 2), b"\x00" * 8)},

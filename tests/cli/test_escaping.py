@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec._terminal import escape
+from stspec.audit.terminal import escape
 
 from .models import run
 

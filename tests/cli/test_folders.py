@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, ClassVar
 import pytest
 
 import stspec
-from stspec import _check, _cli
-from stspec._check import FileResult, Progress, Task, check_file, check_files
+from stspec.audit import check as _check
+from stspec.audit import cli as _cli
+from stspec.audit.check import FileResult, Progress, Task, check_file, check_files
 
 from .models import INDEX, SHARDS, run, write_model
 

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec import MAX_HEADER_SIZE, _cli, _inputs
+from stspec import MAX_HEADER_SIZE
+from stspec.audit import cli as _cli
+from stspec.audit import inputs as _inputs
 
 from .models import run
 

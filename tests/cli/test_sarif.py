@@ -13,9 +13,9 @@ import pytest
 
 import stspec
 from stspec import RULES
-from stspec._rules import SHARD_CHECKS
-from stspec._sarif import SECTIONS
 from stspec._version import __version__
+from stspec.audit.sarif import SECTIONS
+from stspec.audit.shard_checks import SHARD_CHECKS
 
 from .models import INDEX, SHARDS, run, write_model
 

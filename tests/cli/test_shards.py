@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec import _audit
-from stspec._inputs import is_index
-from stspec._rules import SHARD_CHECKS, SHARD_CHECKS_BY_ID
-from stspec._shards import CAP
+from stspec.audit import command as _audit
+from stspec.audit.inputs import is_index
+from stspec.audit.shard_checks import SHARD_CHECKS, SHARD_CHECKS_BY_ID
+from stspec.audit.shards import CAP
 
 from .models import INDEX, SHARDS, run, weight_map, write_model
 

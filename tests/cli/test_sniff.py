@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec._sniff import SNIFF_SIZE, sniff
+from stspec.audit.sniff import SNIFF_SIZE, sniff
 
 from .models import run
 

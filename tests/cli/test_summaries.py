@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec._summary import Summary
-from stspec._terminal import human_bytes, share
 from stspec._version import SPEC_VERSION, __version__
+from stspec.audit.summary import Summary
+from stspec.audit.terminal import human_bytes, share
 
 from .models import INDEX, SHARDS, run, write_model
 

@@ -486,7 +486,7 @@ def test_the_nesting_bound_is_the_same_in_small_chunks(
 def test_check_all_and_json_print_the_capped_list_and_the_counts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from stspec._cli import main  # noqa: PLC0415 - the command, not the library
+    from stspec.audit.cli import main  # noqa: PLC0415 - the command, not the library
 
     name = "n" * 20_000
     shape = ",".join('"x"' for _ in range(10_000))

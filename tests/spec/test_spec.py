@@ -14,7 +14,8 @@ import pytest
 import stspec
 from stspec import _schema
 from stspec._dtypes import DTYPES
-from stspec._rules import RULES, RULES_BY_ID, SHARD_CHECKS, SHARD_CHECKS_BY_ID, U64_MAX
+from stspec._rules import RULES, RULES_BY_ID, U64_MAX
+from stspec.audit.shard_checks import SHARD_CHECKS, SHARD_CHECKS_BY_ID
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
 SPEC_PATH = SPEC_DIR / "SPEC.md"

@@ -14,7 +14,7 @@ import pytest
 
 import stspec
 from stspec import _schema, _writer
-from stspec._cli import main
+from stspec.audit.cli import main
 
 SOURCE_ROOT = str(Path(stspec.__file__).resolve().parents[1])
 # Each costs milliseconds at start-up (dataclasses brings inspect, ast, dis;
@@ -61,7 +61,7 @@ def loaded_by(statement: str) -> set[str]:
 
 @pytest.mark.parametrize(
     "statement",
-    ["import stspec", "import stspec._cli", "import stspec; stspec.read"],
+    ["import stspec", "import stspec.audit.cli", "import stspec; stspec.read"],
 )
 def test_loads_no_heavy_module(statement: str) -> None:
     loaded = loaded_by(statement)
@@ -109,12 +109,12 @@ def test_everything_in_all_is_there() -> None:
 
 def test_the_command_parses_its_arguments_without_shutil() -> None:
     loaded = loaded_by(
-        "from stspec._cli import main\n"
+        "from stspec.audit.cli import main\n"
         "import io, contextlib\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    main(['check', '/nonexistent'])"
     )
-    assert "stspec._audit" in loaded
+    assert "stspec.audit.command" in loaded
     assert "shutil" not in loaded
 
 
@@ -124,9 +124,9 @@ def test_the_command_parses_its_arguments_without_shutil() -> None:
 # mapping), select (pipes) and the bulk way for long runs of entries (_bulk).
 ON_DEMAND = (
     "stspec._bulk",
-    "stspec._shards",
-    "stspec._sniff",
-    "stspec._sarif",
+    "stspec.audit.shards",
+    "stspec.audit.sniff",
+    "stspec.audit.sarif",
     "json",
     "mmap",
     "select",
@@ -137,35 +137,37 @@ def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:
     path = str(tmp_path / "plain.safetensors")
     stspec.write(path, {"w": ("F32", [2, 3], bytes(24))}, {"format": "pt"})
     loaded = loaded_by(
-        "from stspec._cli import main\n"
+        "from stspec.audit.cli import main\n"
         "import io, contextlib\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    main(['check', {path!r}])"
     )
-    assert "stspec._check" in loaded
+    assert "stspec.audit.check" in loaded
     assert sorted(loaded.intersection((*HEAVY, *ON_DEMAND))) == []
     # Each module costs import machinery on top of its body: one more on this
     # path should be a decision (re-measure with bench/bench_startup.py).
     assert sorted(name for name in loaded if name.startswith("stspec")) == [
         "stspec",
-        "stspec._audit",
-        "stspec._check",
-        "stspec._cli",
         "stspec._dtypes",
         "stspec._errors",
         "stspec._header",
-        "stspec._inputs",
         "stspec._json",
         "stspec._layout",
         "stspec._reader",
         "stspec._record",
         "stspec._report",
         "stspec._rules",
-        "stspec._summary",
         "stspec._table",
-        "stspec._terminal",
         "stspec._unmapped",
         "stspec._version",
+        "stspec.audit",
+        "stspec.audit.check",
+        "stspec.audit.cli",
+        "stspec.audit.command",
+        "stspec.audit.inputs",
+        "stspec.audit.shard_checks",
+        "stspec.audit.summary",
+        "stspec.audit.terminal",
     ]
 
 
@@ -240,7 +242,7 @@ def compiled_after(statement: str) -> list[str]:
 def test_checking_a_plain_file_compiles_no_rare_pattern(tmp_path: Path) -> None:
     path = str(tmp_path / "plain.safetensors")
     stspec.write(path, {"w": ("F32", [2, 3], bytes(24))}, {"format": "pt"})
-    statement = f"from stspec._cli import main; main(['check', {path!r}])"
+    statement = f"from stspec.audit.cli import main; main(['check', {path!r}])"
     assert compiled_after(statement) == []
 
 

@@ -16,7 +16,7 @@ import pytest
 import stspec
 from stspec import SafetensorsError, Tensor
 from stspec import _unmapped as unmapped_module
-from stspec._cli import main
+from stspec.audit.cli import main
 
 CORPUS_FILES = sorted(
     (Path(__file__).resolve().parents[2] / "corpus" / "files").glob("*.safetensors")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stspec._dtypes import DTYPES
-from stspec._terminal import escape, human_bytes, share
+from stspec.audit.terminal import escape, human_bytes, share
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False

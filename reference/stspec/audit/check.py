@@ -8,7 +8,7 @@ import time
 from stspec._errors import SafetensorsError
 from stspec._reader import read, validate
 from stspec._rules import verdict_of
-from stspec._summary import Summary, summarize
+from stspec.audit.summary import Summary, summarize
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -16,8 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Generator, Sequence
     from typing import Final, NamedTuple, TextIO
 
-    from stspec._shards import Holdings
-    from stspec._sniff import Format
+    from stspec.audit.shards import Holdings
+    from stspec.audit.sniff import Format
 else:
     from stspec._record import NamedTuple
 
@@ -98,7 +98,7 @@ def _check(task: Task) -> FileResult:
         if errors[0].rule in _PREFIX_RULES:
             # Imported here, as _shards below: most files need neither, and
             # the command starts faster without them.
-            from stspec._sniff import SNIFF_SIZE, sniff  # noqa: PLC0415
+            from stspec.audit.sniff import SNIFF_SIZE, sniff  # noqa: PLC0415
 
             with open(task.path, "rb") as file:  # noqa: PTH123 - a plain path string
                 looks_like = sniff(file.read(SNIFF_SIZE))
@@ -106,7 +106,7 @@ def _check(task: Task) -> FileResult:
     with opened:
         holdings = None
         if task.holdings:
-            from stspec._shards import Holdings  # noqa: PLC0415 - see above
+            from stspec.audit.shards import Holdings  # noqa: PLC0415 - see above
 
             names, _, offsets, _, _ = opened.tensors.columns
             holdings = Holdings(
@@ -187,6 +187,7 @@ class Progress:
         self.shown = False
 
     def tick(self, result: FileResult) -> FileResult:
+        """Count one more file done, show the count if due; give the result back."""
         self.done += 1
         if self.stream is not None and self.done < self.total:
             now = time.monotonic()

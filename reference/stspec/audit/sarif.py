@@ -12,14 +12,15 @@ import urllib.parse
 from typing import TYPE_CHECKING, Final
 
 from stspec._errors import json_path
-from stspec._rules import RULES, SHARD_CHECKS
+from stspec._rules import RULES
 from stspec._version import SPEC_VERSION, __version__
+from stspec.audit.shard_checks import SHARD_CHECKS
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from stspec._check import FileResult
-    from stspec._shards import Finding
+    from stspec.audit.check import FileResult
+    from stspec.audit.shards import Finding
 
 __all__ = ["SCHEMA_URI", "sarif_log"]
 

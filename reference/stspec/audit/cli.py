@@ -7,10 +7,10 @@ import contextlib
 import os
 
 from stspec import SafetensorsError, read, validate, verdict_of
-from stspec._audit import Options, audit
-from stspec._inputs import gather
-from stspec._terminal import complain, count, out, out_json, violation_line
 from stspec._version import __version__
+from stspec.audit.command import Options, audit
+from stspec.audit.inputs import gather
+from stspec.audit.terminal import complain, count, out, out_json, violation_line
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False

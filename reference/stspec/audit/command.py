@@ -6,12 +6,13 @@ import contextlib
 import os
 import sys
 
-from stspec._check import FileResult, Progress, Task, check_files
-from stspec._inputs import Target, gather
-from stspec._rules import MAX_HEADER_SIZE, SHARD_CHECKS_BY_ID
-from stspec._summary import Summary, combine
-from stspec._terminal import complain, count, out, out_json, violation_line
+from stspec._rules import MAX_HEADER_SIZE
 from stspec._version import SPEC_VERSION, __version__
+from stspec.audit.check import FileResult, Progress, Task, check_files
+from stspec.audit.inputs import Target, gather
+from stspec.audit.shard_checks import SHARD_CHECKS_BY_ID
+from stspec.audit.summary import Summary, combine
+from stspec.audit.terminal import complain, count, out, out_json, violation_line
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -19,8 +20,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Final, NamedTuple
 
-    from stspec._inputs import Refused
-    from stspec._shards import Finding, Holdings, Index
+    from stspec.audit.inputs import Refused
+    from stspec.audit.shards import Finding, Holdings, Index
 else:
     from stspec._record import NamedTuple
 
@@ -132,7 +133,7 @@ def _full(options: Options) -> bool:
 def _open_model(target: Target) -> _Model:
     # Imported here, as for the other uses of _shards: most runs check no
     # sharded model, and the command starts faster without it.
-    from stspec._shards import Finding, parse_index  # noqa: PLC0415
+    from stspec.audit.shards import Finding, parse_index  # noqa: PLC0415
 
     def unusable(why: str) -> _Model:
         return _Model(
@@ -196,7 +197,7 @@ def _check_model(model: _Model, results: dict[str, FileResult]) -> None:
         return
     import json  # noqa: PLC0415 - see _open_model
 
-    from stspec._shards import check_model  # noqa: PLC0415
+    from stspec.audit.shards import check_model  # noqa: PLC0415
 
     holdings: dict[str, Holdings | None] = {}
     summaries = []
@@ -361,7 +362,7 @@ def _write_sarif(
 ) -> int:
     import json  # noqa: PLC0415 - start-up time, as for _sarif
 
-    from stspec._sarif import sarif_log  # noqa: PLC0415 - start-up time
+    from stspec.audit.sarif import sarif_log  # noqa: PLC0415 - start-up time
 
     log = sarif_log(
         results,

@@ -8,7 +8,7 @@ Hugging Face writes a model too large for one file as shards
      "weight_map": {"lm_head.weight": "model-00003-of-00003.safetensors", ...}}
 
 These checks are on a set of files, not on one file, so they are not rules
-of the format: SPEC.md §13.2 defines them (``stspec._rules.SHARD_CHECKS``).
+of the format: SPEC.md §13.2 defines them (``stspec.audit.shard_checks.SHARD_CHECKS``).
 Each finding carries the check's id, the file it is about and the name.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import posixpath
 
-from stspec._rules import SHARD_CHECKS_BY_ID
+from stspec.audit.shard_checks import SHARD_CHECKS_BY_ID
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False

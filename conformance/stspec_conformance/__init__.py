@@ -4,12 +4,32 @@ Run it with ``pytest conformance --impl=X`` from a checkout, or with
 ``pytest --pyargs stspec_conformance --impl=X`` once installed; ``X`` is
 ``reference``, ``safetensors``, an importable module, a ``.py`` file or
 ``cmd:PROGRAM ARGS...``.  The README's "The conformance suite" section is the
-contract.
+contract; the ``*Adapter`` protocols type a Python adapter module.
 """
 
 from __future__ import annotations
 
-__all__ = ["SUITE_VERSION", "__version__"]
+from stspec_conformance._contract import (
+    ClassifyingAdapter,
+    DeclaringAdapter,
+    LoadResult,
+    ReaderAdapter,
+    RejectsAdapter,
+    TensorEntry,
+    WriterAdapter,
+)
+
+__all__ = [
+    "SUITE_VERSION",
+    "ClassifyingAdapter",
+    "DeclaringAdapter",
+    "LoadResult",
+    "ReaderAdapter",
+    "RejectsAdapter",
+    "TensorEntry",
+    "WriterAdapter",
+    "__version__",
+]
 
 SUITE_VERSION = "1"
 

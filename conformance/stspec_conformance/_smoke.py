@@ -15,38 +15,20 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-import stspec
-from stspec_conformance._capabilities import DTYPE_ORDER
 from stspec_conformance._compare import content_problems
-from stspec_conformance._model import Content, Outcome
+from stspec_conformance._minimal import minimal_file
 
 if TYPE_CHECKING:
+    from stspec_conformance._model import Outcome
     from stspec_conformance.adapters import Adapter
 
-__all__ = ["SmokeError", "check", "minimal_file"]
+__all__ = ["SmokeError", "check"]
 
 FILE_NAME: Final = "stspec_smoke.safetensors"
-_PREFERRED: Final = ("F32", "U8")
 
 
 class SmokeError(Exception):
     """The implementation failed the smoke gate; the message says how."""
-
-
-def minimal_file(adapter: Adapter) -> tuple[bytes, Content]:
-    """A small valid file in a dtype the implementation reads, and its content."""
-    caps = adapter.capabilities
-    dtype = next(
-        (d for d in (*_PREFERRED, *DTYPE_ORDER) if caps.reads(d)), DTYPE_ORDER[0]
-    )
-    bits = stspec.DTYPES[DTYPE_ORDER.index(dtype)].bits
-    # eight elements are whole bytes for every dtype (4-, 6- and 8k-bit)
-    raw = bytes((17 * i + 3) % 256 for i in range(bits))
-    tensors = {"weight": (dtype, (8,), raw)}
-    # No metadata: a reader that drops or mishandles __metadata__ can still run,
-    # and its metadata faults are judged case by case, not by stopping the run.
-    data = stspec.serialize(tensors, None)
-    return data, Content.from_raw(tensors, None)
 
 
 def _full(outcome: Outcome) -> str:
@@ -64,7 +46,7 @@ def check(adapter: Adapter, *, timeout: float) -> None:
             f"trusted to run: {describe_error}"
         )
         raise SmokeError(msg)
-    data, expected = minimal_file(adapter)
+    data, expected = minimal_file(adapter.capabilities)
     with tempfile.TemporaryDirectory(prefix="stspec-smoke-") as directory:
         path = Path(directory, FILE_NAME)
         path.write_bytes(data)

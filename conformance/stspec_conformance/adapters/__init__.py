@@ -12,7 +12,8 @@ from stspec_conformance.adapters._base import (
     status_of,
     time_limit,
 )
-from stspec_conformance.adapters._resolve import ImplError, resolve
+from stspec_conformance.adapters._python import ImplError
+from stspec_conformance.adapters._resolve import resolve
 
 __all__ = [
     "ALL_DTYPES",

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, Final
 import stspec
 from stspec_conformance._capabilities import Capabilities, from_describe
 from stspec_conformance._limits import Allowance, Limits
+from stspec_conformance._minimal import minimal_file
 from stspec_conformance._model import (
     HASH_LIMIT,
     Content,
@@ -63,6 +64,11 @@ from stspec_conformance._model import (
     window_starts,
 )
 from stspec_conformance.adapters._base import Adapter, MemoryMode, RawTensors
+from stspec_conformance.adapters._process import (
+    OUT_OF_MEMORY,
+    signal_name,
+    stderr_tail,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -79,33 +85,6 @@ _STRING_OR_BRACKET: Final = re.compile(rb'"(?:[^"\\]|\\.)*+"|[\[\]{}]', re.DOTAL
 
 DESCRIBE_SECONDS: Final = 20.0
 _BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
-# What runtimes and allocators say when an allocation fails under RLIMIT_DATA
-# (a dying command's stderr; an in-process reader's exception, see _isolation;
-# torch: "can't allocate memory ... (Cannot allocate memory)").
-OUT_OF_MEMORY: Final = re.compile(
-    r"MemoryError|out of memory|can(?:no|')t allocate memory|ENOMEM|bad_alloc"
-    r"|allocation failed|memory allocation of \d+ bytes failed|OutOfMemoryError",
-    re.IGNORECASE,
-)
-_TAIL_CHARS: Final = 600
-
-
-def stderr_tail(err: bytes) -> str:
-    """The last lines of stderr (a traceback's useful end), at most ~600 chars."""
-    text = err.decode("utf-8", "replace").strip()
-    if len(text) > _TAIL_CHARS:
-        text = "..." + text[-_TAIL_CHARS:]
-    return text
-
-
-def signal_name(number: int) -> str:
-    """``signal 11 (SIGSEGV)``."""
-    try:
-        return f"signal {number} ({signal.Signals(number).name})"
-    except ValueError:
-        return f"signal {number}"
-
-
 # A child's peak below the suite's own peak plus this is not its own: between
 # fork and exec it holds a copy of the suite's pages (and allocates a little).
 _FORK_MARGIN: Final = 16 * 1024 * 1024
@@ -277,9 +256,7 @@ class CommandAdapter(Adapter):
         that hides it (then runs are judged leniently, never wrongly).
         """
         if self._runtime_rss is None:
-            from stspec_conformance._smoke import minimal_file  # noqa: PLC0415
-
-            data, _ = minimal_file(self)
+            data, _ = minimal_file(self.capabilities)
             with tempfile.TemporaryDirectory(prefix="stspec-runtime-") as directory:
                 path = os.path.join(directory, "minimal.safetensors")
                 with open(path, "wb") as file:

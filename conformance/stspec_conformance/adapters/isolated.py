@@ -3,7 +3,7 @@
 A segfaulting extension would take the pytest run down with it, and a load
 stuck in native code never sees Python's ``SIGALRM``.  So by default an
 in-process adapter runs in a fork server: a small process
-(``python -m stspec_conformance._isolation``) that imports the adapter once
+(:func:`serve`, started with ``python -c``) that imports the adapter once
 and forks a worker that serves loads and saves.  For each request the worker:
 
 * runs under ``RLIMIT_CPU`` (the file's CPU allowance from now: a spinning
@@ -42,8 +42,8 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from stspec_conformance._capabilities import Capabilities
+from stspec_conformance._minimal import minimal_file
 from stspec_conformance._model import Outcome
-from stspec_conformance._smoke import minimal_file
 from stspec_conformance.adapters._base import (
     Adapter,
     InProcessAdapter,
@@ -51,12 +51,12 @@ from stspec_conformance.adapters._base import (
     RawTensors,
     reset_peak_rss,
 )
-from stspec_conformance.adapters._resolve import ImplError, resolve_in_process
-from stspec_conformance.adapters.command import (
+from stspec_conformance.adapters._process import (
     OUT_OF_MEMORY,
     signal_name,
     stderr_tail,
 )
+from stspec_conformance.adapters._python import ImplError, resolve_in_process
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -69,6 +69,12 @@ _HEADER: Final = struct.Struct("<Q")
 # The server answers within the wall-clock backstop; this margin covers the
 # fork, the pickling and a machine under load.
 _MARGIN_SECONDS: Final = 60.0
+# Not ``-m`` this module: the package imports it too, and runpy would then
+# hold two copies of it.
+_SERVER: Final = (
+    "import sys; from stspec_conformance.adapters.isolated import serve; "
+    "sys.exit(serve(sys.argv[1]))"
+)
 
 
 def available() -> bool:
@@ -113,7 +119,7 @@ class IsolatedAdapter(Adapter):
 
     def _start(self) -> dict[str, Any]:
         self._process = subprocess.Popen(  # noqa: S603 - our own module
-            [sys.executable, "-m", "stspec_conformance._isolation", self.spec],
+            [sys.executable, "-c", _SERVER, self.spec],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -193,7 +199,7 @@ class IsolatedAdapter(Adapter):
         return self._call((*request, allowance), allowance)
 
 
-# --- the server side (python -m stspec_conformance._isolation SPEC) -----------------
+# --- the server side (serve(SPEC) in its own interpreter) ---------------------------
 
 
 def _status_kib(field: str) -> int | None:
@@ -451,7 +457,7 @@ def _warm_up(adapter: InProcessAdapter) -> None:
     Lazy imports and one-time set-up (numpy, BLAS buffers, JIT caches) then
     happen once in the server, not in every child under its memory allowance.
     """
-    data, _ = minimal_file(adapter)
+    data, _ = minimal_file(adapter.capabilities)
     with tempfile.TemporaryDirectory(prefix="stspec-warm-") as directory:
         path = os.path.join(directory, "warm.safetensors")
         with open(path, "wb") as file:
@@ -498,7 +504,3 @@ def serve(spec: str) -> int:
                 return 0
             outcome, worker = _handle(adapter, worker, request, log)
             _send(stdout, ("outcome", outcome))
-
-
-if __name__ == "__main__":
-    sys.exit(serve(sys.argv[1]))

@@ -165,3 +165,50 @@ def test_page_paints_the_outcome_colours(results: Path, tmp_path: Path) -> None:
     assert red in colours  # "invalid file ACCEPTED" is painted
     assert green in colours  # "invalid file rejected"
     assert blue_dark in colours  # "implementation-defined: rejected"
+
+
+# Loads the page in a frame, scrolls the full grid half-way and reports where
+# its header row and the table are, and what the score table holds.
+_SCROLL_PROBE = """<!DOCTYPE html><html><body style="margin:0">
+<iframe id="page" src="index.html" style="width:1200px;height:700px;border:0">
+</iframe><script>
+document.getElementById("page").onload = () => {
+  const win = document.getElementById("page").contentWindow;
+  const doc = win.document;
+  const grid = doc.getElementById("full-table");
+  win.scrollTo(0, grid.offsetTop + grid.offsetHeight / 2);
+  const seen = {
+    first_heading: doc.querySelector("h2").id,
+    score_rows: Array.from(doc.querySelectorAll("#scores tr.score"),
+                           (row) => row.cells[0].textContent),
+    header_top: grid.querySelector("thead th.impl").getBoundingClientRect().top,
+    grid_top: grid.getBoundingClientRect().top,
+  };
+  const out = document.createElement("pre");
+  out.id = "seen";
+  out.textContent = JSON.stringify(seen);
+  document.body.appendChild(out);
+};
+</script></body></html>
+"""
+
+
+def test_page_opens_with_scores_and_keeps_headers_in_view(
+    results: Path, tmp_path: Path
+) -> None:
+    probe = results / "scroll-probe.html"
+    probe.write_text(_SCROLL_PROBE, "utf-8")
+    dom = _chromium_run(
+        probe,
+        tmp_path,
+        "--allow-file-access-from-files",
+        "--virtual-time-budget=10000",
+        "--dump-dom",
+    )
+    seen = json.loads(dom.split('<pre id="seen">')[1].split("</pre>")[0])
+    assert seen["first_heading"] == "score"
+    assert len(seen["score_rows"]) == 2  # reference and HF 0.8.0
+    assert any("stspec" in name for name in seen["score_rows"])
+    # the grid scrolled far past its top, its header row stayed in view
+    assert seen["grid_top"] < -1000
+    assert 0 <= seen["header_top"] < 5

@@ -1,0 +1,118 @@
+"""Scores and badges: what the results say, in a form shields.io and people read."""
+
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema  # type: ignore[import-untyped]
+import pytest
+from matrix import badges, render
+from matrix.scores import Score, score
+
+REPO = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((REPO / "matrix" / badges.BADGE_SCHEMA).read_text("utf-8"))
+
+
+def _score(**changes: int) -> Score:
+    fields = {
+        "valid_right": 91, "valid_total": 91, "invalid_rejected": 245,
+        "invalid_total": 245, "crashes": 0, "differentials": 0,
+        "tests_passed": 76, "tests_total": 76, "not_applicable": 0,
+    }  # fmt: skip
+    return Score(**{**fields, **changes})
+
+
+def test_score_counts_each_outcome_class() -> None:
+    classes = [
+        ("valid", "ok-accept"), ("valid", "wrong-content"),
+        ("valid", "not-applicable"), ("invalid", "ok-reject"),
+        ("invalid", "should-reject"), ("invalid", "crashed"),
+        ("tolerated", "i-accept"), ("tolerated", "hung"),
+    ]  # fmt: skip
+    tests = {
+        "a": {"ok": True, "outcome": "accepted"},
+        "b": {"ok": False, "outcome": "accepted"},
+        "c": {"ok": True, "outcome": "not-applicable"},
+    }
+    got = score({"tests": tests}, classes, differentials=3)
+    assert (got.valid_right, got.valid_total) == (1, 2)
+    assert (got.invalid_rejected, got.invalid_total) == (1, 3)
+    assert got.crashes == 2  # a crash and a hang
+    assert (got.tests_passed, got.tests_total) == (1, 2)
+    assert got.not_applicable == 2
+    assert got.differentials == 3
+    assert got.dangerous
+
+
+@pytest.mark.parametrize(
+    ("changes", "message", "colour"),
+    [
+        ({}, "412/412 (100%)", "brightgreen"),
+        ({"tests_passed": 75}, "411/412 (99.7%)", "green"),
+        # one crash: the share is still 100 % of answers, the colour is capped
+        ({"crashes": 1}, "412/412 (100%)", "orange"),
+        ({"invalid_rejected": 244}, "411/412 (99.7%)", "orange"),
+        ({"invalid_rejected": 100}, "267/412 (64.8%)", "red"),
+        ({"valid_right": 0, "invalid_rejected": 0, "tests_passed": 0},
+         "0/412 (0%)", "red"),
+    ],
+)  # fmt: skip
+def test_badge_message_and_colour(
+    changes: dict[str, int], message: str, colour: str
+) -> None:
+    made = badges.badge(_score(**changes))
+    jsonschema.validate(made, SCHEMA)
+    assert made["message"] == message
+    assert made["color"] == colour
+
+
+def test_badge_never_rounds_up_to_full_marks() -> None:
+    # 9,999 of 10,000 is 99.99 %: shown as 99.9 %, never as 100 %
+    made = badges.badge(_score(tests_passed=9_999 - 336, tests_total=10_000 - 336))
+    assert made["message"] == "9999/10000 (99.9%)"
+
+
+def test_schema_refuses_what_shields_refuses() -> None:
+    for bad in (
+        {"label": "x", "message": "y"},  # no schemaVersion
+        {"schemaVersion": 2, "label": "x", "message": "y"},
+        {"schemaVersion": 1, "label": "x", "message": ""},
+        {"schemaVersion": 1, "label": "x", "message": "y", "colour": "red"},
+    ):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate(bad, SCHEMA)
+
+
+def test_committed_results_are_what_render_makes(tmp_path: Path) -> None:
+    """results/ (page, table, badges) is generated: a hand edit fails here."""
+    out = tmp_path / "results"
+    shutil.copytree(REPO / "results", out)
+    shutil.rmtree(out / "badges")
+    render.render_dir(out)
+    committed = REPO / "results"
+    for name in ("matrix.md", "index.html"):
+        assert (out / name).read_bytes() == (committed / name).read_bytes(), name
+    made = sorted(p.name for p in (out / "badges").glob("*.json"))
+    assert made == sorted(p.name for p in (committed / "badges").glob("*.json"))
+    for name in made:
+        badge = json.loads((committed / "badges" / name).read_text("utf-8"))
+        jsonschema.validate(badge, SCHEMA)
+        assert (out / "badges" / name).read_bytes() == (
+            committed / "badges" / name
+        ).read_bytes(), name
+
+
+def test_stale_badges_are_removed(tmp_path: Path) -> None:
+    (tmp_path / "badges").mkdir()
+    (tmp_path / "badges" / "gone.json").write_text("{}")
+    badges.write_badges(tmp_path, {"kept": _score()})
+    assert [p.name for p in (tmp_path / "badges").iterdir()] == ["kept.json"]
+
+
+def test_snippet_links_the_badge_to_the_results_page() -> None:
+    text = badges.snippet("hf-0.8.0")
+    assert text.startswith(
+        "[![safetensors conformance](https://img.shields.io/endpoint?url="
+    )
+    assert f"{badges.SITE}/results/badges/hf-0.8.0.json)" in text
+    assert text.endswith(f"({badges.SITE}/results/index.html)")

@@ -31,7 +31,7 @@ rename never crosses file systems:
    survives a power loss.
 """
 
-# ruff: noqa: PTH100, PTH105, PTH108, PTH112, PTH118, PTH120 - os.path, not
+# ruff: noqa: PTH105, PTH108, PTH109, PTH112, PTH118, PTH119, PTH120 - os.path, not
 # pathlib: importing it (with fnmatch and urllib.parse) is a start-up cost the
 # package avoids, and this module works on file descriptors anyway.
 
@@ -94,7 +94,7 @@ def replace_file(
             process); the destination is then either untouched or complete.
 
     """
-    destination = os.path.abspath(os.fspath(path))
+    destination = _destination(os.fspath(path))
     folder = os.path.dirname(destination)
     with _Deferred() as deferred:
         _sweep(folder)
@@ -188,14 +188,49 @@ class _Deferred:
             raise KeyboardInterrupt from None
 
 
+# Files a write must not replace, by file type.
+_SPECIAL: Final = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+}
+
+
+def _destination(path: str) -> str:
+    """Make ``path`` absolute as open() would resolve it, or refuse it as open() does.
+
+    Joined to the working directory, not normalised: ``link/../x`` is the
+    ``x`` beside the folder ``link`` points to, as the kernel resolves it,
+    which os.path.abspath's lexical ``..`` would take for ``./x``.
+    """
+    name = os.path.basename(path)
+    if name in {"", ".", ".."}:
+        # open("x.safetensors/", "wb") fails so: a name ending in a separator
+        # (or . or ..) names a folder, never a file to write.
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+    return os.path.join(os.getcwd(), path)
+
+
 def _regular_file(path: str) -> os.stat_result | None:
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         return None
-    # A symlink is replaced by the new file (its target is not touched), so
-    # only a regular file passes on its mode and owner.
-    return info if stat.S_ISREG(info.st_mode) else None
+    kind = _SPECIAL.get(stat.S_IFMT(info.st_mode))
+    if kind is None:
+        # A symlink is replaced by the new file (its target is not touched),
+        # so only a regular file passes on its mode and owner.
+        return info if stat.S_ISREG(info.st_mode) else None
+    # Something a program reads or a device: open(path, "wb") would write
+    # into it, a rename would replace it (as root, /dev/null itself).
+    # Neither is what writing a model file means.
+    raise OSError(
+        errno.EEXIST,
+        f"the destination is {kind}, not a regular file: write() replaces only "
+        "regular files",
+        path,
+    )
 
 
 def _create(

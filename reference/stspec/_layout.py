@@ -107,7 +107,12 @@ def _bounds(
                 "LAYOUT-BOUNDS",
                 at,
                 f"tensor {shown(names[position])} ends at {end}, past the "
-                f"{buffer_length}-byte buffer",
+                f"{buffer_length}-byte buffer: {_missing(end - buffer_length)}",
                 (names[position], "data_offsets"),
             )
     return inside
+
+
+def _missing(count: int) -> str:
+    # What a user sees first in a file cut short by a download or a copy.
+    return f"{count} byte{'s' if count != 1 else ''} missing (a truncated file?)"

@@ -101,7 +101,13 @@ INCONSISTENT = {
         },
         "SHARD-DUPLICATE",
         SECOND,
-        f"tensor 'embed.weight' is held by '{FIRST}' and by '{SECOND}'",
+        (
+            f"tensor 'embed.weight' is held by '{FIRST}' and by '{SECOND}'; the index "
+            f"names '{FIRST}', but transformers and accelerate load the copy in "
+            f"'{SECOND}' (the last of its shards by name); huggingface_hub's "
+            "load_torch_model loads any of the copies (it reads the shards in set "
+            "order, which changes from run to run)"
+        ),
     ),
     "tensor-not-listed": (
         _index(weight_map(SHARDS), 40),

@@ -7,7 +7,7 @@ import time
 
 from stspec._errors import SafetensorsError
 from stspec._reader import read, validate
-from stspec._rules import verdict_of
+from stspec._rules import RULES_BY_ID, verdict_of
 from stspec.audit.summary import Summary, summarize
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
@@ -39,6 +39,9 @@ _PREFIX_RULES: Final = frozenset(
 _POOL_MIN_FILES: Final = 64
 _PROGRESS_AFTER: Final = 0.5  # seconds before a progress line appears
 _PROGRESS_EVERY: Final = 0.1
+_DIED: Final = (
+    "not checked: a process checking files died (killed by the OOM killer or a signal?)"
+)
 
 
 class Task(NamedTuple):
@@ -48,14 +51,15 @@ class Task(NamedTuple):
     shown: str
     every: bool
     holdings: bool  # keep the tensor names (for a sharded model's checks)
+    refused: str | None = None  # why the file must not be opened (a FIFO...)
 
 
 class FileResult(NamedTuple):
     """What checking one file found.
 
     ``verdict`` is ``valid``, ``invalid``, ``tolerated``, ``rejected`` (only
-    the first violation was looked for) or ``unreadable`` (``reason`` says
-    why).
+    the first violation was looked for, and it breaks a MUST rule) or
+    ``unreadable`` (``reason`` says why).
     """
 
     shown: str
@@ -72,6 +76,8 @@ class FileResult(NamedTuple):
 
 def check_file(task: Task) -> FileResult:
     """Check one file; never raises for what the file holds or for I/O."""
+    if task.refused is not None:
+        return FileResult(task.shown, "unreadable", reason=task.refused)
     try:
         return _check(task)
     except OSError as exc:
@@ -85,15 +91,26 @@ def _check(task: Task) -> FileResult:
         opened = read(task.path, mapped=False)
     except SafetensorsError as exc:
         omitted: dict[str, int] = {}
-        if task.every:
+        errors: tuple[SafetensorsError, ...] = (exc,)
+        verdict = "rejected"
+        # A first violation of a MAY rule may be all there is: only the whole
+        # list can tell a tolerated file from an invalid one.
+        if task.every or RULES_BY_ID[exc.rule].level == "MAY":
             found = validate(task.path, mapped=False)
-            errors = tuple(found)
             # validate() lists at most so many violations per rule and
             # counts the rest (a list without the count lists them all).
-            omitted = dict(getattr(found, "omitted", {}))
-            verdict = verdict_of({error.rule for error in errors})
-        else:
-            errors, verdict = (exc,), "rejected"
+            if found:
+                listed = tuple(found)
+                verdict = verdict_of({error.rule for error in listed})
+                if task.every:
+                    errors = listed
+                    omitted = dict(getattr(found, "omitted", {}))
+            else:
+                # The file changed between read() and validate() (a download
+                # finishing): the violation read() found is the verdict.
+                verdict = verdict_of({exc.rule})
+            if not task.every and verdict == "invalid":
+                verdict = "rejected"
         looks_like = None
         if errors[0].rule in _PREFIX_RULES:
             # Imported here, as _shards below: most files need neither, and
@@ -147,13 +164,22 @@ def check_files(
             return
         # Imported here: it costs start-up time, and most runs never need it.
         from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+        from concurrent.futures.process import BrokenProcessPool  # noqa: PLC0415
 
         pool = ProcessPoolExecutor(max_workers=jobs, initializer=_leave_ctrl_c)
+        done = 0
         try:
             # Chunks amortise the hand-over; four per worker keep them all busy.
             chunk = max(1, min(64, len(tasks) // (4 * jobs)))
-            for result in pool.map(check_file, tasks, chunksize=chunk):
-                yield meter.tick(result)
+            try:
+                for result in pool.map(check_file, tasks, chunksize=chunk):
+                    done += 1
+                    yield meter.tick(result)
+            except BrokenProcessPool:
+                # A worker was killed (the OOM killer, kill -9): the files
+                # without a result are named as not checked, never dropped.
+                for task in tasks[done:]:
+                    yield meter.tick(FileResult(task.shown, "unreadable", reason=_DIED))
         except BaseException:
             # Ctrl-C (or a consumer that stops): drop the queued files rather
             # than wait for them.

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import os
+import sys
 
 from stspec import SafetensorsError, read, validate, verdict_of
 from stspec._version import __version__
@@ -31,6 +33,11 @@ _SHOWN_CHARS: Final = 120  # longer metadata values are cut in the text table
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line and return the exit status (0, 1 or 2)."""
+    for stream in (sys.stdout, sys.stderr):
+        # A stdout that is not UTF-8 (cp1252 on Windows, ASCII under LANG=C)
+        # gets \u540d for what it cannot encode, never a UnicodeEncodeError.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="backslashreplace")
     parser = _parser()
     try:
         args = parser.parse_args(argv)

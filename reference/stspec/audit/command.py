@@ -9,10 +9,17 @@ import sys
 from stspec._rules import MAX_HEADER_SIZE
 from stspec._version import SPEC_VERSION, __version__
 from stspec.audit.check import FileResult, Progress, Task, check_files
-from stspec.audit.inputs import Target, gather
+from stspec.audit.inputs import Target, entry, gather
 from stspec.audit.shard_checks import SHARD_CHECKS_BY_ID
 from stspec.audit.summary import Summary, combine
-from stspec.audit.terminal import complain, count, out, out_json, violation_line
+from stspec.audit.terminal import (
+    complain,
+    count,
+    file_name,
+    out,
+    out_json,
+    violation_line,
+)
 
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -30,6 +37,12 @@ __all__ = ["Options", "audit"]
 VALID: Final = 0
 INVALID: Final = 1  # invalid or tolerated: the strict reference rejects both
 TROUBLE: Final = 2  # usage or I/O error
+_TOLERATED: Final = (
+    "tolerated (only MAY rules are broken: a lenient reader may accept it, the "
+    "strict reference rejects it)"
+)
+# Bytes of an existing --sarif file looked at to tell a SARIF log.
+_SARIF_HEAD: Final = 4096
 
 
 class Options(NamedTuple):
@@ -63,7 +76,7 @@ class _Model:
         self.target = target
         self.index = index
         self.findings = findings
-        self.shard_paths: dict[str, str] = {}  # name -> path
+        self.shard_paths: dict[str, Target] = {}  # name -> the file
         self.omitted: dict[str, int] = {}
         self.invalid_shards: list[str] = []
         self.summary: Summary | None = None
@@ -87,6 +100,10 @@ def audit(paths: list[str], options: Options) -> int:
     """Run ``stspec check`` on ``paths`` and return the exit status."""
     with contextlib.ExitStack() as scratch:
         inputs = gather(paths, wait=options.wait, scratch=scratch)
+        # Judged before any file is checked: a log that cannot be written, or
+        # would destroy a model, must not cost a whole run first.
+        if not _sarif_writable(options.sarif, paths, inputs.targets):
+            return TROUBLE
         status = VALID
         for refused in inputs.refused:
             _complain(refused.shown, refused.reason)
@@ -110,11 +127,7 @@ def audit(paths: list[str], options: Options) -> int:
             if not options.as_json:
                 _print_model(model, options)
         if not options.as_json and not options.quiet:
-            for folder, names in inputs.skipped.items():
-                shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
-                out(
-                    f"{folder}: {count(len(names), 'other file')} not checked ({shown})"
-                )
+            _print_skipped(inputs.skipped)
         ordered = [results[task.path] for task in tasks]
         if options.as_json:
             out_json(_document(ordered, models, inputs.skipped, inputs.refused))
@@ -152,22 +165,25 @@ def _open_model(target: Target) -> _Model:
             f"the index is longer than {MAX_HEADER_SIZE:,} bytes, the most "
             "this checker reads"
         )
-    index, findings = parse_index(raw, target.shown)
+    index, findings, omitted = parse_index(raw, target.shown)
     model = _Model(target, index, findings)
+    model.omitted = omitted
     if index is not None:
         folder = os.path.dirname(target.path)  # noqa: PTH120 - a plain path string
         for shard in index.openable:
             path = os.path.join(folder, shard)  # noqa: PTH118 - a plain path string
-            if os.path.isfile(path):  # noqa: PTH113 - a plain path string
-                model.shard_paths[shard] = path
+            if os.path.exists(path):  # noqa: PTH110 - a plain path string
+                # Judged as a folder's files are: a FIFO or a device named
+                # by the index is refused, never opened.
+                model.shard_paths[shard] = entry(path)
     return model
 
 
 def _tasks(targets: list[Target], models: list[_Model], *, every: bool) -> list[Task]:
     shards = {
-        os.path.normpath(path)
+        os.path.normpath(shard.path)
         for model in models
-        for path in model.shard_paths.values()
+        for shard in model.shard_paths.values()
     }
     tasks = []
     seen = set()
@@ -175,14 +191,24 @@ def _tasks(targets: list[Target], models: list[_Model], *, every: bool) -> list[
         if not target.index:
             key = os.path.normpath(target.path)
             seen.add(key)
-            tasks.append(Task(target.path, target.shown, every, holdings=key in shards))
+            tasks.append(
+                Task(
+                    target.path,
+                    target.shown,
+                    every,
+                    holdings=key in shards,
+                    refused=target.refused,
+                )
+            )
     # Shards an index names but the arguments did not: checked all the same.
     for model in models:
-        for path in model.shard_paths.values():
-            key = os.path.normpath(path)
+        for shard in model.shard_paths.values():
+            key = os.path.normpath(shard.path)
             if key not in seen:
                 seen.add(key)
-                tasks.append(Task(path, path, every, holdings=True))
+                tasks.append(
+                    Task(shard.path, shard.path, every, True, refused=shard.refused)
+                )
     return tasks
 
 
@@ -201,15 +227,16 @@ def _check_model(model: _Model, results: dict[str, FileResult]) -> None:
 
     holdings: dict[str, Holdings | None] = {}
     summaries = []
-    for shard, path in model.shard_paths.items():
-        result = results[path]
+    for shard, target in model.shard_paths.items():
+        result = results[target.path]
         holdings[shard] = result.holdings
         if result.summary is None:
             model.invalid_shards.append(shard)
         else:
             summaries.append(result.summary)
-    findings, model.omitted = check_model(model.target.shown, model.index, holdings)
+    findings, omitted = check_model(model.target.shown, model.index, holdings)
     model.findings += findings
+    model.omitted = omitted
     metadata = model.index.metadata
     model.summary = combine(
         summaries,
@@ -230,11 +257,12 @@ def _print_file(result: FileResult, options: Options) -> None:
     if result.reason is not None:
         _complain(result.shown, result.reason)
         return
+    shown = file_name(result.shown)
     if result.summary is not None:
         summary = result.summary
         tensors = count(summary.tensors, "tensor")
         size = count(summary.file_bytes, "byte")
-        out(f"{result.shown}: valid ({tensors}, {size})")
+        out(f"{shown}: valid ({tensors}, {size})")
         if options.summary:
             out(*summary.lines())
         return
@@ -242,24 +270,26 @@ def _print_file(result: FileResult, options: Options) -> None:
         error = result.errors[0]
         looks_like = result.looks_like.description
         out(
-            f"{result.shown}: {error.rule} at byte {error.offset}: not a safetensors "
+            f"{shown}: {error.rule} at byte {error.offset}: not a safetensors "
             f"file, it looks like {looks_like}"
         )
         return
     out(*(violation_line(result.shown, error) for error in result.errors))
     out(
         *(
-            f"{result.shown}: {rule}: {more} more not shown"
+            f"{shown}: {rule}: {more} more not shown"
             for rule, more in result.omitted.items()
         )
     )
+    if result.verdict == "tolerated":
+        out(f"{shown}: {_TOLERATED}")
 
 
 def _print_model(model: _Model, options: Options) -> None:
-    shown = model.target.shown
+    shown = file_name(model.target.shown)
     for finding in model.findings:
         where = "" if finding.offset is None else f" at byte {finding.offset}"
-        out(f"{finding.file}: {finding.rule}{where}: {finding.msg}")
+        out(f"{file_name(finding.file)}: {finding.rule}{where}: {finding.msg}")
     for rule, more in model.omitted.items():
         out(f"{shown}: {rule}: {more} more not shown")
     if model.index is None:
@@ -295,8 +325,15 @@ def _print_model(model: _Model, options: Options) -> None:
             out(*summary.lines())
 
 
+def _print_skipped(skipped: dict[str, list[str]]) -> None:
+    for folder, names in skipped.items():
+        shown = ", ".join(names[:5]) + (", ..." if len(names) > 5 else "")
+        files = count(len(names), "other file")
+        out(f"{file_name(folder)}: {files} not checked ({shown})")
+
+
 def _complain(file: str, reason: str) -> None:
-    complain(f"cannot read {file}: {reason}")
+    complain(f"cannot read {file_name(file)}: {reason}")
 
 
 # JSON and SARIF ------------------------------------------------------------
@@ -369,11 +406,74 @@ def _write_sarif(
         [finding for model in models for finding in model.findings],
         trouble=[(item.shown, item.reason) for item in refused],
     )
+    from stspec._atomic import replace_file  # noqa: PLC0415 - start-up time
+
+    text = json.dumps(log, indent=2) + "\n"
     try:
-        with open(path, "w", encoding="utf-8") as file:  # noqa: PTH123 - a plain path string
-            json.dump(log, file, indent=2)
-            file.write("\n")
+        # All of it or none: a run killed while writing leaves the previous log.
+        replace_file(path, [text.encode("utf-8")])
     except OSError as exc:
         complain(f"cannot write {path}: {exc.strerror or exc}")
         return TROUBLE
     return VALID
+
+
+def _sarif_writable(
+    path: str | None, arguments: list[str], targets: list[Target]
+) -> bool:
+    """Whether the SARIF log may go to ``path`` (None: no log); say why not."""
+    refusal = None if path is None else _sarif_refusal(path, arguments, targets)
+    if refusal is not None:
+        complain(f"cannot write {file_name(str(path))}: {refusal}")
+    return refusal is None
+
+
+def _sarif_refusal(
+    path: str, arguments: list[str], targets: list[Target]
+) -> str | None:
+    """Say why the SARIF log must not be written to ``path`` (None: it may)."""
+    folder = os.path.dirname(path) or "."  # noqa: PTH120 - a plain path string
+    try:
+        status = os.stat(path)  # noqa: PTH116 - a plain path string
+    except FileNotFoundError:
+        if not os.path.isdir(folder):  # noqa: PTH112 - a plain path string
+            return f"the folder {folder} does not exist"
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    else:
+        why = _not_a_log(path, status, arguments, targets)
+        if why is not None:
+            return why
+    if not os.access(folder, os.W_OK):
+        return f"the folder {folder} is not writable"
+    return None
+
+
+def _not_a_log(
+    path: str, status: os.stat_result, arguments: list[str], targets: list[Target]
+) -> str | None:
+    """Say why an existing ``path`` must not be replaced by a SARIF log."""
+    import stat  # noqa: PLC0415 - --sarif only
+
+    same = (status.st_dev, status.st_ino)
+    for item in [*arguments, *(target.path for target in targets)]:
+        with contextlib.suppress(OSError):
+            other = os.stat(item)  # noqa: PTH116 - a plain path string
+            if (other.st_dev, other.st_ino) == same:
+                return "it is one of the inputs"
+    if stat.S_ISDIR(status.st_mode):
+        return "it is a folder"
+    if not stat.S_ISREG(status.st_mode):
+        return "it exists and is not a regular file"
+    try:
+        with open(path, "rb") as file:  # noqa: PTH123 - a plain path string
+            head = file.read(_SARIF_HEAD)
+    except OSError as exc:  # pragma: no cover - root (CI) reads every file
+        return exc.strerror or str(exc)
+    # Empty (made by `touch` or a previous run's redirection), or a log that
+    # says it is SARIF: both may be replaced.
+    if head.strip() and not (
+        head.lstrip().startswith(b"{") and b"sarif" in head.lower()
+    ):
+        return "it exists and is not a SARIF log"
+    return None

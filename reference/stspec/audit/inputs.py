@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 else:
     from stspec._record import NamedTuple
 
-__all__ = ["Inputs", "Refused", "Target", "gather", "is_index"]
+__all__ = ["Inputs", "Refused", "Target", "entry", "gather", "is_index"]
 
 _PREFIX_SIZE: Final = 8
 _CHUNK: Final = 1 << 20
@@ -39,15 +39,27 @@ _PROCESS_PATHS: Final = ("/dev/", "/proc/")
 
 
 class Target:
-    """A file to check: ``path`` is opened, ``shown`` is printed."""
+    """A file to check: ``path`` is opened, ``shown`` is printed.
+
+    ``refused`` says why a file found in a folder must not be opened (a FIFO,
+    a device): it is reported in its place among the others, unread.
+    """
 
     # A plain class: a NamedTuple field may not be called "index".
-    __slots__ = ("index", "path", "shown")
+    __slots__ = ("index", "path", "refused", "shown")
 
-    def __init__(self, path: str, shown: str, *, index: bool = False) -> None:
+    def __init__(
+        self,
+        path: str,
+        shown: str,
+        *,
+        index: bool = False,
+        refused: str | None = None,
+    ) -> None:
         self.path = path
         self.shown = shown
         self.index = index  # a sharded checkpoint's index file
+        self.refused = refused
 
 
 class Refused(NamedTuple):
@@ -139,6 +151,12 @@ class _RefusedError(Exception):
 
 
 def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISDIR(mode):
+        return "a folder"
     if stat.S_ISCHR(mode):
         return "a character device"
     if stat.S_ISBLK(mode):
@@ -149,21 +167,73 @@ def _kind(mode: int) -> str:
 def _folder(folder: str, found: Inputs) -> list[Target]:
     targets = []
     others = []
-    for top, folders, files in os.walk(folder):
-        folders.sort()  # os.walk descends in this list's order
-        for name in sorted(files):
+    # Walked with an explicit stack, not os.walk: a folder 1,100 levels deep
+    # must not exhaust the recursion limit, and a folder that cannot be
+    # listed (no permission, a path past PATH_MAX) must be named, never
+    # skipped (os.walk ignores it unless asked).
+    unread = []
+    stack = [folder]
+    while stack:
+        top = stack.pop()
+        try:
+            files, folders = _listing(top)
+        except OSError as exc:
+            unread.append(Refused(top, exc.strerror or str(exc)))
+            continue
+        # Depth first, in name order: the folders are taken from the stack's end.
+        stack += reversed(folders)
+        for name in files:
             path = os.path.join(top, name)
             if is_index(name):
-                targets.append(Target(path, path, index=True))
+                targets.append(entry(path, index=True))
             elif name.endswith(_SUFFIX):
-                targets.append(Target(path, path))
+                targets.append(entry(path))
             else:
                 others.append(os.path.relpath(path, folder))
-    if not targets:
+    if not targets and not unread:
         raise _RefusedError(f"no {_SUFFIX} or index files in folder {folder!r}")
+    found.refused += unread
     if others:
         found.skipped[folder] = others
     return targets
+
+
+def _listing(top: str) -> tuple[list[str], list[str]]:
+    """Return the names of the files and the paths of the folders in ``top``.
+
+    Symlinked folders count as files (and are not followed), as in os.walk.
+    """
+    files: list[str] = []
+    folders: list[str] = []
+    with os.scandir(top) as entries:
+        for item in entries:
+            try:
+                is_folder = item.is_dir(follow_symlinks=False)
+            except OSError:  # pragma: no cover - lstat of a listed name failed
+                is_folder = False
+            (folders if is_folder else files).append(item.name)
+    return sorted(files), [os.path.join(top, name) for name in sorted(folders)]
+
+
+def entry(path: str, *, index: bool = False) -> Target:
+    """Judge a file found in a folder (or named by an index) before opening it.
+
+    What arguments get, without opening anything that could block: a FIFO,
+    a socket or a device (also behind a symlink: /dev/stdin, /dev/zero) is
+    refused, and so is a file that reports size 0 but has content (/proc).
+    A name that cannot be looked at is left to the check, which reports why.
+    """
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            return Target(path, path, refused=f"not a regular file ({_kind(mode)})")
+        if os.stat(path).st_size == 0:
+            _refuse_pseudo_file(path)
+    except OSError:
+        pass
+    except _RefusedError as exc:
+        return Target(path, path, refused=str(exc))
+    return Target(path, path, index=index)
 
 
 def _regular(path: str, scratch: contextlib.ExitStack) -> Target:
@@ -189,8 +259,13 @@ def _regular(path: str, scratch: contextlib.ExitStack) -> Target:
 def _refuse_pseudo_file(path: str) -> None:
     """Tell an empty file from a /proc or /sys file, which reports size 0."""
     try:
-        with open(path, "rb") as file:  # noqa: PTH123 - a plain path string
-            empty = not file.read(1)
+        # Non-blocking: the file was a regular one when it was looked at, but
+        # may have been replaced by a FIFO since.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            empty = not os.read(fd, 1)
+        finally:
+            os.close(fd)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise _RefusedError(

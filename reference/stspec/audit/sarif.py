@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import urllib.parse
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from stspec._errors import json_path
 from stspec._rules import RULES
@@ -80,9 +80,12 @@ def _rule(
 
 def _uri(file: str) -> str:
     """Turn a path as given into a URI reference: relative stays relative."""
+    # A name that is not UTF-8 holds surrogate escapes (PEP 383): they turn
+    # back into its bytes, percent-encoded like any other.
+    quoted = urllib.parse.quote(file.replace(os.sep, "/"), errors="surrogateescape")
     if os.path.isabs(file):  # noqa: PTH117 - a plain path string
-        return "file://" + urllib.parse.quote(file.replace(os.sep, "/"))
-    return urllib.parse.quote(file.replace(os.sep, "/"))
+        return "file://" + quoted
+    return quoted
 
 
 def _location(file: str, offset: int | None) -> dict[str, object]:
@@ -97,6 +100,31 @@ def _location(file: str, offset: int | None) -> dict[str, object]:
     }
 
 
+def _fingerprint(entries: list[dict[str, Any]]) -> None:
+    """Give each result a fingerprint that survives offsets moving.
+
+    GitHub code scanning matches the results of two runs by their
+    partialFingerprints; left to itself it hashes the text around the line,
+    which a binary file does not have.  The fingerprint is the rule, the
+    file, what the result is about (the header path of a violation, the
+    tensor or shard name of a finding) and how many identical results came
+    before it, never the byte offset: adding metadata to a file moves every
+    offset but changes no alert.
+    """
+    import hashlib  # noqa: PLC0415 - SARIF only
+
+    seen: dict[tuple[str, ...], int] = {}
+    for entry in entries:
+        location = entry["locations"][0]["physicalLocation"]
+        properties = entry.get("properties", {})
+        about = properties.get("headerPath", properties.get("name")) or ""
+        key = (entry["ruleId"], location["artifactLocation"]["uri"], str(about))
+        seen[key] = occurrence = seen.get(key, -1) + 1
+        text = "\0".join([*key, str(occurrence)])
+        digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        entry["partialFingerprints"] = {"stspec/v1": digest}
+
+
 def sarif_log(
     results: Iterable[FileResult],
     findings: Iterable[Finding],
@@ -108,7 +136,7 @@ def sarif_log(
     position = {str(rule["id"]): index for index, rule in enumerate(rules)}
     levels = {rule.id: "error" if rule.level == "MUST" else "warning" for rule in RULES}
     levels |= {check.id: check.severity for check in SHARD_CHECKS}
-    entries: list[dict[str, object]] = []
+    entries: list[dict[str, Any]] = []
     unreadable = list(trouble)
     omitted: dict[str, dict[str, int]] = {}
     for result in results:
@@ -149,6 +177,7 @@ def sarif_log(
         }
         for file, reason in unreadable
     ]
+    _fingerprint(entries)
     return {
         "$schema": SCHEMA_URI,
         "version": "2.1.0",

@@ -9,6 +9,7 @@ from stspec._errors import json_path
 # No typing at run time (start-up cost, see _record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import re
     from typing import Final
 
     from stspec._errors import SafetensorsError
@@ -17,6 +18,7 @@ __all__ = [
     "complain",
     "count",
     "escape",
+    "file_name",
     "human_bytes",
     "out",
     "out_json",
@@ -40,6 +42,20 @@ def escape(text: str) -> str:
         # Printable ASCII: nothing to look at character by character.
         return text
     return "".join(char if char.isprintable() else _escaped(char) for char in text)
+
+
+def file_name(path: str) -> str:
+    r"""Write a file name so that the first ``": "`` of a line always ends it.
+
+    A name is free to hold ``": valid (1 tensor, 8 bytes)"``; shown as it is,
+    it would make one line read as two results.  So a colon followed by a
+    space is written ``\x3a``, and a backslash ``\\`` (a name that holds
+    the four characters ``\x3a`` must not look like one that holds a colon);
+    the rest is escaped by :func:`escape`, as every printed line is.
+    """
+    if "\\" in path:
+        path = path.replace("\\", "\\\\")
+    return path.replace(": ", "\\x3a ") if ": " in path else path
 
 
 def _escaped(char: str) -> str:
@@ -83,7 +99,7 @@ def violation_line(file: str, error: SafetensorsError) -> str:
     where = f"at byte {error.offset}"
     if error.path:
         where += f", header {json_path(error.path)}"
-    return f"{file}: {error.rule} {where}: {error.msg}"
+    return f"{file_name(file)}: {error.rule} {where}: {error.msg}"
 
 
 def out(*lines: str) -> None:
@@ -93,10 +109,33 @@ def out(*lines: str) -> None:
 
 
 def out_json(document: object) -> None:
-    """Print a JSON document (ASCII only: every other character is escaped)."""
+    r"""Print a JSON document (ASCII only: every other character is escaped).
+
+    A lone surrogate (a file name that is not UTF-8, an escape in a header)
+    is legal JSON as ``\\ud800``, but jq 1.6 and other strict readers
+    refuse the whole document for it: it is written as the text of its
+    escape instead (the six characters ``\\ud800``), so that every string
+    in the document is valid Unicode.
+    """
     import json  # noqa: PLC0415 - text output, the usual, starts faster without it
 
-    sys.stdout.write(json.dumps(document, indent=2) + "\n")
+    text = json.dumps(document, indent=2)
+    if "\\ud" in text:
+        import re  # noqa: PLC0415 - only for documents that may need it
+
+        text = re.sub(_LONE_SURROGATE, _as_text, text)
+    sys.stdout.write(text + "\n")
+
+
+# An escaped backslash (kept whole, so that the next match starts after it),
+# a surrogate pair (kept), or a lone surrogate: the last group.
+_LONE_SURROGATE: Final = (
+    r"(\\\\)|\\ud[89ab][0-9a-f]{2}\\ud[c-f][0-9a-f]{2}|\\(ud[89a-f][0-9a-f]{2})"
+)
+
+
+def _as_text(match: re.Match[str]) -> str:
+    return match[0] if match[2] is None else "\\\\" + match[2]
 
 
 def complain(message: str) -> None:

@@ -34,6 +34,7 @@ __all__ = [
 
 SUITE_DIR: Final = Path(__file__).resolve().parent / "tests"
 GROUP_PROPERTY: Final = "stspec_group"
+NO_CASES: Final = "no-cases"
 _SUFFIX: Final = re.compile(r"(?:^|::)([^:]+)$")
 
 
@@ -92,6 +93,12 @@ def parametrize_cases(metafunc: pytest.Metafunc, state: SuiteState) -> None:
         cases = state.corpus.recipe_cases(verdict)
     else:
         cases = state.corpus.file_cases(verdict)
+    if not cases:
+        # A corpus without cases of this class: a placeholder that tag_items
+        # drops.  An empty parametrization would be a skip, or a collection
+        # error under ``empty_parameter_set_mark = fail_at_collect``.
+        metafunc.parametrize("case", [pytest.param(None, id=NO_CASES)])
+        return
     metafunc.parametrize(
         "case",
         [pytest.param(c, id=c["id"], marks=pytest.mark.stspec_case) for c in cases],
@@ -116,9 +123,9 @@ def rules_of(item: pytest.Item, name: str, state: SuiteState) -> list[str]:
 def tag_items(items: list[pytest.Item], state: SuiteState) -> list[pytest.Item]:
     """Tag the suite's items for reports and ``-k RULE-ID``; return them.
 
-    A verdict class without cases leaves a ``[NOTSET]`` placeholder that
-    pytest would run as a skip: it is no test, so it is dropped from
-    ``items`` here (not counted as deselected).
+    A verdict class without cases leaves a ``[no-cases]`` placeholder: it
+    is no test, so it is dropped from ``items`` here (not counted as
+    deselected).
     """
     suite: list[pytest.Item] = []
     kept: list[pytest.Item] = []
@@ -126,7 +133,7 @@ def tag_items(items: list[pytest.Item], state: SuiteState) -> list[pytest.Item]:
         if not in_suite(item.path):
             kept.append(item)
             continue
-        if item.name.endswith("[NOTSET]"):
+        if item.name.endswith(f"[{NO_CASES}]"):
             continue
         kept.append(item)
         suite.append(item)

@@ -18,6 +18,7 @@ from typing import Any, Final, TypeVar
 from hypothesis import strategies as st
 
 from stspec._dtypes import BITS
+from stspec_conformance._arguments import check_choice, check_dtypes, check_flag
 from stspec_conformance._files import (
     METADATA_KEY,
     Drawn,
@@ -578,12 +579,15 @@ def corruptions(
     dtype of its own (``SIZE-BITS``: F4/F6) uses one of ``dtypes`` when it
     can, and ``Corruption.dtypes`` says which dtypes the file names.
     """
-    chosen = CORRUPTION_KINDS if kinds is None else tuple(kinds)
-    unknown = [k for k in chosen if k not in _FAULTS]
-    if unknown:
-        raise ValueError(f"unknown corruption kinds {unknown}; see CORRUPTION_KINDS")
-    only = None if dtypes is None else frozenset(dtypes)
-    return st.one_of(*(_corruption(kind, only, empty_metadata) for kind in chosen))
+    chosen = check_choice("kinds", kinds, CORRUPTION_KINDS, "corruption kinds")
+    only = check_dtypes("dtypes", dtypes)
+    check_flag("empty_metadata", empty_metadata)
+    return st.one_of(
+        *(
+            _corruption(kind, only, empty_metadata)
+            for kind in chosen or CORRUPTION_KINDS
+        )
+    )
 
 
 # --- tolerated variants -------------------------------------------------------------
@@ -650,6 +654,9 @@ def tolerated_variants(
 
     ``dtypes`` and ``empty_metadata`` as for :func:`valid_files`.
     """
-    chosen = TOLERATED_KINDS if kinds is None else tuple(kinds)
-    only = None if dtypes is None else frozenset(dtypes)
-    return st.one_of(*(_tolerated(kind, only, empty_metadata) for kind in chosen))
+    chosen = check_choice("kinds", kinds, TOLERATED_KINDS, "tolerated kinds")
+    only = check_dtypes("dtypes", dtypes)
+    check_flag("empty_metadata", empty_metadata)
+    return st.one_of(
+        *(_tolerated(kind, only, empty_metadata) for kind in chosen or TOLERATED_KINDS)
+    )

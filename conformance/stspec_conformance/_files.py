@@ -18,8 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar, cast
 
 from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
 
 from stspec._dtypes import BITS, DTYPES
+from stspec_conformance._arguments import (
+    check_choice,
+    check_dtypes,
+    check_flag,
+    check_sizes,
+)
 
 __all__ = [
     "DTYPE_NAMES",
@@ -49,7 +56,7 @@ Draw = Callable[[st.SearchStrategy[object]], object]
 
 def dtype_names(*, only: Iterable[str] | None = None) -> st.SearchStrategy[str]:
     """Dtype names of the spec (all 22, or those in ``only``)."""
-    return _dtype_names(None if only is None else frozenset(only))
+    return _dtype_names(check_dtypes("only", only))
 
 
 @functools.cache
@@ -91,6 +98,8 @@ def shapes(
     Rank 0 (one element) and zero dimensions (empty tensors) are included; a
     shape that would leave a partial byte (F4, F6) gets one more dimension.
     """
+    check_choice("dtype", [dtype], DTYPE_NAMES, "dtype names")
+    check_sizes(max_rank=max_rank, max_dim=max_dim)
     return _shapes(dtype, max_rank, max_dim)
 
 
@@ -108,15 +117,26 @@ def nbytes_of(dtype: str, shape: Sequence[int]) -> int:
     return math.prod(shape) * BITS[dtype] // 8
 
 
-@st.composite
 def tensors(
-    draw: st.DrawFn,
     *,
     dtypes: Iterable[str] | None = None,
     max_rank: int = 3,
     max_dim: int = 5,
-) -> RawTensor:
+) -> st.SearchStrategy[RawTensor]:
     """One tensor as ``(dtype, shape, raw bytes)``."""
+    only = check_dtypes("dtypes", dtypes)
+    check_sizes(max_rank=max_rank, max_dim=max_dim)
+    return _tensors(dtypes=only, max_rank=max_rank, max_dim=max_dim)
+
+
+@st.composite
+def _tensors(
+    draw: st.DrawFn,
+    *,
+    dtypes: frozenset[str] | None,
+    max_rank: int,
+    max_dim: int,
+) -> RawTensor:
     dtype = draw(dtype_names(only=dtypes))
     shape = draw(shapes(dtype, max_rank=max_rank, max_dim=max_dim))
     raw = draw(_exactly(nbytes_of(dtype, shape)))
@@ -151,7 +171,10 @@ def tensor_sets(
     max_dim: int = 5,
 ) -> st.SearchStrategy[dict[str, RawTensor]]:
     """A mapping ``name -> (dtype, shape, bytes)`` with distinct names."""
-    only = None if dtypes is None else frozenset(dtypes)
+    only = check_dtypes("dtypes", dtypes)
+    check_sizes(
+        min_size=min_size, max_size=max_size, max_rank=max_rank, max_dim=max_dim
+    )
     return _tensor_sets(only, min_size, max_size, max_rank, max_dim)
 
 
@@ -171,7 +194,6 @@ def _tensor_sets(
     )
 
 
-@functools.cache
 def metadata_maps(
     *, max_size: int = 3, empty: bool = True
 ) -> st.SearchStrategy[dict[str, str] | None]:
@@ -180,6 +202,18 @@ def metadata_maps(
     ``empty=False`` never draws ``{}``: for readers that do not tell an
     absent ``__metadata__`` from an empty one (``metadata_presence`` false).
     """
+    check_sizes(max_size=max_size)
+    check_flag("empty", empty)
+    if not empty and max_size == 0:
+        msg = "metadata_maps(max_size=0, empty=False) leaves only None to draw"
+        raise InvalidArgument(msg)
+    return _metadata_maps(max_size, empty)
+
+
+@functools.cache
+def _metadata_maps(
+    max_size: int, empty: bool
+) -> st.SearchStrategy[dict[str, str] | None]:
     text = st.text(max_size=8)
     maps = st.dictionaries(text, text, min_size=0 if empty else 1, max_size=max_size)
     return st.one_of(st.none(), maps)
@@ -447,8 +481,11 @@ def valid_files(
     ``empty_metadata=False`` never draws ``"__metadata__": {}`` (see
     :func:`metadata_maps`).  See ``strategies`` for what else varies.
     """
+    only = check_dtypes("dtypes", dtypes)
+    check_sizes(min_tensors=min_tensors, max_tensors=max_tensors)
+    check_flag("empty_metadata", empty_metadata)
     return drawn_parts(
-        dtypes=dtypes,
+        dtypes=only,
         min_tensors=min_tensors,
         max_tensors=max_tensors,
         empty_metadata=empty_metadata,

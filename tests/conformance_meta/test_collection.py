@@ -98,4 +98,5 @@ def test_no_placeholder_test_is_collected_or_deselected() -> None:
     # every run reported as "1 deselected"
     selected, output = _collected()
     assert not [s for s in selected if "NOTSET" in s]
+    assert not [s for s in selected if "no-cases" in s]
     assert "deselected" not in output

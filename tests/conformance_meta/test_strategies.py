@@ -4,8 +4,11 @@ reference), tolerated variants break only their MAY rule."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import InvalidArgument
 
 import stspec
 from stspec_conformance import strategies as sts
@@ -105,5 +108,94 @@ def test_corruptions_use_declared_dtypes_where_the_fault_allows(kind: str) -> No
     def check(corruption: sts.Corruption) -> None:
         assert corruption.dtypes <= declared, corruption
         assert corruption.dtypes
+
+    check()
+
+
+# Bad arguments are named when the strategy is called, not at the first draw.
+BAD_ARGUMENTS = [
+    pytest.param(
+        lambda: sts.valid_files(dtypes=["F33"]),
+        r"dtypes=\['F33'\]: unknown dtype names 'F33'; known: BOOL, ",
+        id="valid_files-unknown-dtype",
+    ),
+    pytest.param(
+        lambda: sts.valid_files(dtypes=[]),
+        r"dtypes=\[\] leaves nothing to draw",
+        id="valid_files-no-dtype",
+    ),
+    pytest.param(
+        lambda: sts.valid_files(dtypes="F32"),
+        r"dtypes='F32' is not a collection of dtype names",
+        id="valid_files-a-string",
+    ),
+    pytest.param(
+        lambda: sts.valid_files(min_tensors=3, max_tensors=2),
+        r"min_tensors=3 is larger than max_tensors=2",
+        id="valid_files-sizes",
+    ),
+    pytest.param(
+        lambda: sts.valid_files(empty_metadata="no"),  # type: ignore[arg-type]
+        r"empty_metadata='no' must be True or False",
+        id="valid_files-flag",
+    ),
+    pytest.param(
+        lambda: sts.tensors(max_rank=-1),
+        r"max_rank=-1 must be a non-negative integer",
+        id="tensors-rank",
+    ),
+    pytest.param(
+        lambda: sts.tensor_sets(dtypes=["F32", 7]),  # type: ignore[list-item]
+        r"unknown dtype names 7",
+        id="tensor_sets-not-a-name",
+    ),
+    pytest.param(
+        lambda: sts.shapes("FP32"),
+        r"unknown dtype names 'FP32'",
+        id="shapes-dtype",
+    ),
+    pytest.param(
+        lambda: sts.dtype_names(only=["x"]),
+        r"only=\['x'\]: unknown dtype names 'x'",
+        id="dtype_names-only",
+    ),
+    pytest.param(
+        lambda: sts.metadata_maps(max_size=0, empty=False),
+        r"leaves only None to draw",
+        id="metadata_maps-nothing",
+    ),
+    pytest.param(
+        lambda: sts.corruptions(kinds=["LAYOUT-HOLE"]),
+        r"kinds=\['LAYOUT-HOLE'\]: unknown corruption kinds 'LAYOUT-HOLE'",
+        id="corruptions-kind",
+    ),
+    pytest.param(
+        lambda: sts.corruptions(dtypes=["F33"]),
+        r"unknown dtype names 'F33'",
+        id="corruptions-dtype",
+    ),
+    pytest.param(
+        lambda: sts.tolerated_variants(kinds=[]),
+        r"kinds=\[\] leaves nothing to draw",
+        id="tolerated_variants-no-kind",
+    ),
+]
+
+
+@pytest.mark.parametrize(("call", "message"), BAD_ARGUMENTS)
+def test_a_bad_argument_is_named_up_front(call: Any, message: str) -> None:
+    with pytest.raises(InvalidArgument, match=message):
+        call()
+
+
+def test_good_arguments_still_draw() -> None:
+    @FEW
+    @given(
+        case=sts.valid_files(dtypes=("U8", "F32"), min_tensors=1, max_tensors=1),
+        meta=sts.metadata_maps(max_size=1, empty=False),
+    )
+    def check(case: sts.ValidFile, meta: dict[str, str] | None) -> None:
+        assert {t[0] for t in case.tensors.values()} <= {"U8", "F32"}
+        assert meta != {}
 
     check()

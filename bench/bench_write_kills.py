@@ -27,7 +27,7 @@ import stspec
 CHILD = """
 import sys
 import stspec
-from stspec import _atomic
+from stspec.writer import atomic as _atomic
 if sys.argv[3] == "named":
     _atomic._O_TMPFILE = 0
 data = bytes(int(sys.argv[2]) << 20)

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TypeVar
 
 import stspec
-from stspec import _reader
-from stspec._dtypes import BITS, RANK, bit_count
-from stspec._report import _PARSE_RULES as PARSE_RULES
-from stspec._rules import U64_MAX
+from stspec.dtypes import BITS, RANK, bit_count
+from stspec.reader import pipeline as _reader
+from stspec.reader.report import PARSE_RULES
+from stspec.rules import U64_MAX
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping

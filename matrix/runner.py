@@ -229,7 +229,7 @@ def _is_case(test: dict[str, Any]) -> bool:
 
 # The suite builds a header-only reader's expectation for an i_ file with the
 # strict reader, which rejects every i_ file: its own error, not the reader's.
-_SUITE_EXPECTATION_ERROR: Final = "stspec._errors.SafetensorsError"
+_SUITE_EXPECTATION_ERROR: Final = "stspec.errors.SafetensorsError"
 
 
 def _entry(test: dict[str, Any]) -> dict[str, Any]:

@@ -28,18 +28,18 @@ __all__ = [
     "RejectsAdapter",
     "TensorEntry",
     "WriterAdapter",
-    "__version__",
+    "__version__",  # noqa: F822 - from __getattr__
 ]
 
 SUITE_VERSION = "1"
 
 
 def __getattr__(name: str) -> str:
-    # One version for the whole distribution (stspec._version), looked up
+    # One version for the whole distribution (stspec.__version__), looked up
     # lazily: pytest imports this package in every run (the pytest11 entry
     # point), and importing stspec costs more than everything else it needs.
     if name == "__version__":
-        from stspec._version import __version__  # noqa: PLC0415
+        from stspec import __version__  # noqa: PLC0415
 
         return __version__
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

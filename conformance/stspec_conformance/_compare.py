@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from stspec._dtypes import BITS
+from stspec.dtypes import BITS
 from stspec_conformance._model import Content, TensorDigest
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from typing import Any, Final, TypeVar
 
 from hypothesis import strategies as st
 
-from stspec._dtypes import BITS
+from stspec.dtypes import BITS
 from stspec_conformance._arguments import check_choice, check_dtypes, check_flag
 from stspec_conformance._files import (
     METADATA_KEY,

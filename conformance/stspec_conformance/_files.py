@@ -20,7 +20,7 @@ from typing import Any, Final, TypeVar, cast
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from stspec._dtypes import BITS, DTYPES
+from stspec.dtypes import BITS, DTYPES
 from stspec_conformance._arguments import (
     check_choice,
     check_dtypes,

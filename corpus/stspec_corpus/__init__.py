@@ -7,7 +7,7 @@ demand; ``coverage()`` and ``lint()`` check the corpus against the rule
 registry and the strict reference reader.
 """
 
-from stspec._version import __version__ as __version__
+from stspec import __version__ as __version__
 from stspec_corpus._generate import check, expected_of, generate, materialise
 from stspec_corpus._lint import coverage, coverage_gaps, coverage_table, lint
 from stspec_corpus._model import Case, Expected, ExpectedTensor, Provenance, Recipe

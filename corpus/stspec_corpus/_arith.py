@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stspec._rules import U64_MAX
+from stspec.rules import U64_MAX
 from stspec_corpus._model import Case, Expected, T, assemble, entry, make, obj
 
 _M = U64_MAX

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from stspec._rules import U64_MAX
+from stspec.rules import U64_MAX
 from stspec_corpus._model import (
     Case,
     Expected,

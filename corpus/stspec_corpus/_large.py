@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from typing import Final
 
-from stspec._rules import MAX_HEADER_SIZE
+from stspec.rules import MAX_HEADER_SIZE
 from stspec_corpus._model import (
     Case,
     Expected,

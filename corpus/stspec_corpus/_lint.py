@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import stspec
-from stspec._rules import RULES, RULES_BY_ID
+from stspec.rules import RULES, RULES_BY_ID
 from stspec_corpus._generate import FILES, SCHEMA, SUFFIX, check
 from stspec_corpus._model import ID_PATTERN, Case
 from stspec_corpus._paths import MANIFEST, default_dir

@@ -6,7 +6,7 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Final
 
-from stspec._version import SPEC_VERSION, __version__
+from stspec import SPEC_VERSION, __version__
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence

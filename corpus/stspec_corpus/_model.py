@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from stspec._dtypes import BITS, DTYPES, RANK, bit_count
-from stspec._rules import RULES_BY_ID
+from stspec.dtypes import BITS, DTYPES, RANK, bit_count
+from stspec.rules import RULES_BY_ID
 from stspec_corpus._values import JsonValue, Value, encode, to_json
 
 Verdict = Literal["valid", "invalid", "tolerated"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import zlib
 from typing import Final
 
-from stspec._rules import MAX_HEADER_SIZE, U64_MAX
+from stspec.rules import MAX_HEADER_SIZE, U64_MAX
 from stspec_corpus._model import Case, assemble, bug, build, example, make, tensor
 
 _SMALLEST: Final = assemble("{}", align=None)  # N = 2, ten bytes

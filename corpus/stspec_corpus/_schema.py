@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from stspec._rules import RULES
+from stspec.rules import RULES
 from stspec_corpus._manifest import INLINE_TENSORS, MAX_NUMBER
 from stspec_corpus._model import FAMILIES, VALUES_LIMIT
 

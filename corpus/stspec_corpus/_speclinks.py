@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
-from stspec._rules import RULES, Rule
+from stspec.rules import RULES, Rule
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

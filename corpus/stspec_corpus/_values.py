@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Final
 
-from stspec._dtypes import BITS
+from stspec.dtypes import BITS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

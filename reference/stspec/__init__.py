@@ -1,18 +1,18 @@
 """A strict reference reader and writer for the safetensors format."""
 
-from stspec._dtypes import DTYPES, DType
-from stspec._errors import SafetensorsError, Violations
-from stspec._header import TensorInfo, TensorTable
-from stspec._reader import SafetensorsFile, read, validate
-from stspec._rules import (
+from stspec._version import SPEC_VERSION
+from stspec._version import __version__ as __version__
+from stspec.dtypes import DTYPES, DType
+from stspec.errors import SafetensorsError, Violations
+from stspec.reader.pipeline import SafetensorsFile, read, validate
+from stspec.reader.table import TensorInfo, TensorTable
+from stspec.rules import (
     MAX_HEADER_SIZE,
     RULES,
     RULES_BY_ID,
     Rule,
     verdict_of,
 )
-from stspec._version import SPEC_VERSION
-from stspec._version import __version__ as __version__
 
 # typing is not imported at run time (start-up cost); mypy reads this as True.
 TYPE_CHECKING = False
@@ -49,16 +49,16 @@ def __dir__() -> list[str]:
 # (pathlib), load on first use, so that reading, and the `stspec` command,
 # never pay for them.
 _LAZY = {
-    "HEADER_SCHEMA_ID": "stspec._schema",
-    "header_schema": "stspec._schema",
-    "Tensor": "stspec._writer",
-    "serialize": "stspec._writer",
-    "write": "stspec._writer",
+    "HEADER_SCHEMA_ID": "stspec.schema",
+    "header_schema": "stspec.schema",
+    "Tensor": "stspec.writer.serialize",
+    "serialize": "stspec.writer.serialize",
+    "write": "stspec.writer.serialize",
 }
 
 if TYPE_CHECKING:  # for mypy, the names are simply there
-    from stspec._schema import HEADER_SCHEMA_ID, header_schema
-    from stspec._writer import Tensor, serialize, write
+    from stspec.schema import HEADER_SCHEMA_ID, header_schema
+    from stspec.writer.serialize import Tensor, serialize, write
 else:
 
     def __getattr__(name: str) -> object:

@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from stspec import Tensor, read
-from stspec._dtypes import BITS
+from stspec.dtypes import BITS
 
 if TYPE_CHECKING:
     import os

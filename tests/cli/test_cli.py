@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 import stspec
-from stspec import Tensor, serialize
-from stspec._version import __version__
+from stspec import Tensor, __version__, serialize
 from stspec.audit.cli import main
 
 GOOD = serialize(

@@ -12,8 +12,7 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 import stspec
-from stspec import RULES
-from stspec._version import __version__
+from stspec import RULES, __version__
 from stspec.audit.sarif import SECTIONS
 from stspec.audit.shard_checks import SHARD_CHECKS
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec._version import SPEC_VERSION, __version__
+from stspec import SPEC_VERSION, __version__
 from stspec.audit.summary import Summary
 from stspec.audit.terminal import human_bytes, share
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import stspec_corpus
-from stspec._rules import RULES
+from stspec.rules import RULES
 from stspec_corpus import _lint
 from stspec_corpus._cli import main
 

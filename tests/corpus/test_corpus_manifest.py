@@ -11,8 +11,8 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 
 import stspec_corpus
-from stspec._dtypes import DTYPES
-from stspec._rules import RULES_BY_ID
+from stspec.dtypes import DTYPES
+from stspec.rules import RULES_BY_ID
 from stspec_corpus import _lint
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"

@@ -14,7 +14,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import stspec
-from stspec import _header, _reader, _writer
+from stspec.reader import header as _header
+from stspec.reader import pipeline as _reader
+from stspec.writer import serialize as _writer
 
 if TYPE_CHECKING:
     from types import ModuleType

@@ -63,7 +63,7 @@ def test_the_suites_own_expectation_error_is_not_the_readers() -> None:
         "test_tolerated[i_x]",
         result="failed",
         outcome="accepted",
-        message="stspec._errors.SafetensorsError: __metadata__ is null [META-NULL]",
+        message="stspec.errors.SafetensorsError: __metadata__ is null [META-NULL]",
     )
     cases, _ = runner.convert({"tests": [test]})
     assert cases["i_x"]["outcome"] == "accepted"

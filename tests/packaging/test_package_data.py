@@ -11,7 +11,7 @@ import pytest
 
 import stspec_conformance
 import stspec_corpus
-from stspec._version import SPEC_VERSION, __version__
+from stspec import SPEC_VERSION, __version__
 from stspec_corpus import _paths
 from stspec_corpus._cli import main
 

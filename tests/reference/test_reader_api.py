@@ -11,7 +11,7 @@ import pytest
 from stfiles import U8_PAIR, entry, file_from, file_of
 
 import stspec
-from stspec._errors import json_path
+from stspec.errors import json_path
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -9,8 +9,9 @@ import pytest
 from test_reader_paths_agree import check_agreement
 
 import stspec
-from stspec import _bulk, _header
-from stspec._table import TensorTable
+from stspec.reader import bulk as _bulk
+from stspec.reader import header as _header
+from stspec.reader.table import TensorTable
 
 U64_MAX = 2**64 - 1
 Taken = tuple[int, int, int]

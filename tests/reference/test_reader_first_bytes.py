@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from stfiles import file_of
 
 import stspec
-from stspec._reader import _utf8_fault, check
+from stspec.reader.pipeline import check, utf8_fault
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -202,4 +202,4 @@ def test_decoding_by_chunks_finds_the_first_fault(
         expected: tuple[int, str] | None = (start + exc.start, exc.reason)
     else:
         expected = None
-    assert _utf8_fault(memoryview(raw), start, chunk) == expected
+    assert utf8_fault(memoryview(raw), start, chunk) == expected

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from stfiles import entry, file_from
 
 import stspec
-from stspec._reader import check
+from stspec.reader.pipeline import check
 
 DTYPES = [dtype.name for dtype in stspec.DTYPES]
 

@@ -14,9 +14,9 @@ import pytest
 from stfiles import entry, file_from, file_of
 
 import stspec
-from stspec._json import nests_shallowly
-from stspec._reader import check
-from stspec._rules import MAX_DEPTH
+from stspec.reader.pipeline import check
+from stspec.reader.strict_json import nests_shallowly
+from stspec.rules import MAX_DEPTH
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -453,7 +453,7 @@ def test_unknown_values_with_escapes_are_checked_by_the_parser(
 def test_the_depth_bound_comes_from_the_rule_registry(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from stspec import _json  # noqa: PLC0415 - the module whose bound is patched
+    from stspec.reader import strict_json as _json  # noqa: PLC0415 - the module whose bound is patched
 
     data = file_of('{"a":' + OPEN + '"x":[[1]]}}', b"x")
     assert [rule for rule, _ in _both(data)] == ["ENTRY-UNKNOWN"]
@@ -469,7 +469,7 @@ def test_the_depth_bound_comes_from_the_rule_registry(
 def test_the_nesting_bound_is_the_same_in_small_chunks(
     monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
-    from stspec import _json  # noqa: PLC0415 - the module whose chunks are patched
+    from stspec.reader import strict_json as _json  # noqa: PLC0415 - the module whose chunks are patched
 
     texts = ['["\\\\\\\\\\"[[[",[[]]]', '["\\\\\\\\",[[[[]]]]]', '["\\"[","\\\\"]']
     expected = [nests_shallowly(memoryview(t.encode())) for t in texts]
@@ -646,7 +646,7 @@ def test_read_looks_for_tensors_past_the_buffer_once(
 ) -> None:
     # After a tensor that ends past the buffer, read() cannot settle early;
     # asking again after every later faulty entry made it quadratic.
-    from stspec import _header  # noqa: PLC0415 - the module whose max is counted
+    from stspec.reader import header as _header  # noqa: PLC0415 - the module whose max is counted
 
     calls = []
 

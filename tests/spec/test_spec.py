@@ -12,10 +12,10 @@ import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 import stspec
-from stspec import _schema
-from stspec._dtypes import DTYPES
-from stspec._rules import RULES, RULES_BY_ID, U64_MAX
+from stspec import schema as _schema
 from stspec.audit.shard_checks import SHARD_CHECKS, SHARD_CHECKS_BY_ID
+from stspec.dtypes import DTYPES
+from stspec.rules import RULES, RULES_BY_ID, U64_MAX
 
 SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
 SPEC_PATH = SPEC_DIR / "SPEC.md"

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 import stspec
-from stspec import _schema, _writer
+from stspec import schema as _schema
 from stspec.audit.cli import main
+from stspec.writer import serialize as _writer
 
 SOURCE_ROOT = str(Path(stspec.__file__).resolve().parents[1])
 # Each costs milliseconds at start-up (dataclasses brings inspect, ast, dis;
@@ -34,9 +35,9 @@ HEAVY = (
     "threading",
     "signal",
     "fcntl",
-    "stspec._writer",
-    "stspec._atomic",
-    "stspec._schema",
+    "stspec.writer.serialize",
+    "stspec.writer.atomic",
+    "stspec.schema",
 )
 
 
@@ -69,14 +70,14 @@ def test_loads_no_heavy_module(statement: str) -> None:
     heavy = sorted(loaded.intersection(HEAVY))
     assert heavy == [], (
         f"{statement!r} loads {heavy}: import them where they are used, keep "
-        "typing under TYPE_CHECKING, use stspec._record.NamedTuple for records "
+        "typing under TYPE_CHECKING, use stspec.record.NamedTuple for records "
         "(README: Start-up cost)"
     )
 
 
 def test_loads_the_writer_on_first_use() -> None:
     loaded = loaded_by("import stspec; stspec.write")
-    assert {"stspec._writer", "stspec._atomic"} <= loaded
+    assert {"stspec.writer.serialize", "stspec.writer.atomic"} <= loaded
 
 
 @pytest.mark.parametrize(
@@ -123,7 +124,7 @@ def test_the_command_parses_its_arguments_without_shutil() -> None:
 # (strings with escapes, faults, JSON output), mmap (the command reads without
 # mapping), select (pipes) and the bulk way for long runs of entries (_bulk).
 ON_DEMAND = (
-    "stspec._bulk",
+    "stspec.reader.bulk",
     "stspec.audit.shards",
     "stspec.audit.sniff",
     "stspec.audit.sarif",
@@ -148,17 +149,6 @@ def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:
     # path should be a decision (re-measure with bench/bench_startup.py).
     assert sorted(name for name in loaded if name.startswith("stspec")) == [
         "stspec",
-        "stspec._dtypes",
-        "stspec._errors",
-        "stspec._header",
-        "stspec._json",
-        "stspec._layout",
-        "stspec._reader",
-        "stspec._record",
-        "stspec._report",
-        "stspec._rules",
-        "stspec._table",
-        "stspec._unmapped",
         "stspec._version",
         "stspec.audit",
         "stspec.audit.check",
@@ -168,6 +158,18 @@ def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:
         "stspec.audit.shard_checks",
         "stspec.audit.summary",
         "stspec.audit.terminal",
+        "stspec.dtypes",
+        "stspec.errors",
+        "stspec.reader",
+        "stspec.reader.header",
+        "stspec.reader.layout",
+        "stspec.reader.pipeline",
+        "stspec.reader.report",
+        "stspec.reader.strict_json",
+        "stspec.reader.table",
+        "stspec.reader.unmapped",
+        "stspec.record",
+        "stspec.rules",
     ]
 
 
@@ -213,22 +215,22 @@ def test_help_is_80_columns_wide_without_a_terminal(
 # Patterns that only odd headers need (unknown members, fields out of order,
 # dimensions of 20 digits or more): compiling one costs up to a millisecond.
 RARE_PATTERNS = (
-    "_header._over_u64",
-    "_header._plain_member",
-    "_header._plain_run",
-    "_header._int_array",
-    "_json._number",
-    "_json._plain_int",
-    "_json._surrogate",
-    "_json._quoted",
-    "_json._runs",
+    "reader.header._over_u64",
+    "reader.header._plain_member",
+    "reader.header._plain_run",
+    "reader.header._int_array",
+    "reader.strict_json._number",
+    "reader.strict_json._plain_int",
+    "reader.strict_json._surrogate",
+    "reader.strict_json._quoted",
+    "reader.strict_json._runs",
 )
 
 
 def compiled_after(statement: str) -> list[str]:
     script = (
         "import contextlib, io\n"
-        "import stspec._header\n"
+        "import stspec.reader.header\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    {statement}\n"
         + "".join(
@@ -256,27 +258,27 @@ _MANY_UNKNOWN = "".join(f',"m{number}":1' for number in range(300))
     [
         pytest.param(
             '{"w":{"shape":[123456789012345678901],"dtype":"F32","data_offsets":[0,4]}}',
-            {"_header._over_u64", "_header._int_array"},
+            {"reader.header._over_u64", "reader.header._int_array"},
             id="fields-out-of-order-21-digits",
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY},"x":1.5}}}}',
-            {"_json._number", "_json._plain_int"},
+            {"reader.strict_json._number", "reader.strict_json._plain_int"},
             id="unknown-member",
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY}{_MANY_UNKNOWN}}}}}',
-            {"_header._plain_member", "_header._plain_run"},
+            {"reader.header._plain_member", "reader.header._plain_run"},
             id="run-of-unknown-members",
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY},"x":[[1]]}}}}',
-            {"_json._quoted", "_json._runs"},
+            {"reader.strict_json._quoted", "reader.strict_json._runs"},
             id="nested-unknown-member",
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY}}},"__metadata__":{{"a\\ud800":"b"}}}}',
-            {"_json._surrogate"},
+            {"reader.strict_json._surrogate"},
             id="lone-surrogate",
         ),
     ],

@@ -7,14 +7,14 @@ from typing import NamedTuple as TypingNamedTuple
 
 import pytest
 
-from stspec import _record
+from stspec import record as _record
 
 # The pattern the modules use: mypy checks typing's, the run time gets ours.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 
 class Point(NamedTuple):

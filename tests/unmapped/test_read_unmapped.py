@@ -15,8 +15,8 @@ import pytest
 
 import stspec
 from stspec import SafetensorsError, Tensor
-from stspec import _unmapped as unmapped_module
 from stspec.audit.cli import main
+from stspec.reader import unmapped as unmapped_module
 
 CORPUS_FILES = sorted(
     (Path(__file__).resolve().parents[2] / "corpus" / "files").glob("*.safetensors")

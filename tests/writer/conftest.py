@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from stspec import _atomic
+from stspec.writer import atomic as _atomic
 from writer.writes import OLD
 
 if TYPE_CHECKING:

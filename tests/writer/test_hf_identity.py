@@ -77,7 +77,7 @@ def sample(dtype: str, shape: tuple[int, ...] = (2, 4)) -> Tensor:
     elements = 1
     for dim in shape:
         elements *= dim
-    size = elements * stspec._dtypes.BITS[dtype] // 8
+    size = elements * stspec.dtypes.BITS[dtype] // 8
     return Tensor(dtype, shape, bytes((7 * index + 3) % 256 for index in range(size)))
 
 

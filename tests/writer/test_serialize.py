@@ -460,7 +460,7 @@ def tensor_requests(draw: st.DrawFn) -> Tensor:
     elements = 1
     for dim in shape:
         elements *= dim
-    bits = elements * stspec._dtypes.BITS[dtype]
+    bits = elements * stspec.dtypes.BITS[dtype]
     if bits % 8:
         shape = [*shape, 0]  # an empty tensor is always whole bytes
         bits = 0

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec import SafetensorsError, _atomic, serialize, write
+from stspec import SafetensorsError, serialize, write
+from stspec.writer import atomic as _atomic
 from writer.writes import OLD, TENSORS, names
 
 if TYPE_CHECKING:

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from stspec import Tensor, _atomic, serialize, write
+from stspec import Tensor, serialize, write
+from stspec.writer import atomic as _atomic
 from writer.writes import OLD, names
 
 if TYPE_CHECKING:

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from stspec import _atomic, serialize, write
+from stspec import serialize, write
+from stspec.writer import atomic as _atomic
 from writer.writes import TENSORS, names
 
 if TYPE_CHECKING:

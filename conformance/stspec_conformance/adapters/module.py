@@ -29,7 +29,6 @@ The contract (see the README, "The conformance suite"):
 from __future__ import annotations
 
 import hashlib
-import importlib
 import importlib.util
 import sys
 from typing import TYPE_CHECKING, Any, cast

@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import time
 
-from stspec._errors import SafetensorsError
-from stspec._reader import read, validate
-from stspec._rules import RULES_BY_ID, verdict_of
 from stspec.audit.summary import Summary, summarize
+from stspec.errors import SafetensorsError
+from stspec.reader.pipeline import read, validate
+from stspec.rules import RULES_BY_ID, verdict_of
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Generator, Sequence
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from stspec.audit.shards import Holdings
     from stspec.audit.sniff import Format
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 __all__ = [
     "FileResult",

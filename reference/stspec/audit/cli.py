@@ -14,7 +14,7 @@ from stspec.audit.command import Options, audit
 from stspec.audit.inputs import gather
 from stspec.audit.terminal import complain, count, out, out_json, violation_line
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence

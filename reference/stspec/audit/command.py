@@ -6,8 +6,7 @@ import contextlib
 import os
 import sys
 
-from stspec._rules import MAX_HEADER_SIZE
-from stspec._version import SPEC_VERSION, __version__
+from stspec import SPEC_VERSION, __version__
 from stspec.audit.check import FileResult, Progress, Task, check_files
 from stspec.audit.inputs import Target, entry, gather
 from stspec.audit.shard_checks import SHARD_CHECKS_BY_ID
@@ -20,8 +19,9 @@ from stspec.audit.terminal import (
     out_json,
     violation_line,
 )
+from stspec.rules import MAX_HEADER_SIZE
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from stspec.audit.inputs import Refused
     from stspec.audit.shards import Finding, Holdings, Index
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 __all__ = ["Options", "audit"]
 
@@ -406,7 +406,7 @@ def _write_sarif(
         [finding for model in models for finding in model.findings],
         trouble=[(item.shown, item.reason) for item in refused],
     )
-    from stspec._atomic import replace_file  # noqa: PLC0415 - start-up time
+    from stspec.writer.atomic import replace_file  # noqa: PLC0415 - start-up time
 
     text = json.dumps(log, indent=2) + "\n"
     try:

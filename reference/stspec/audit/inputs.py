@@ -16,15 +16,15 @@ from __future__ import annotations
 import os
 import stat
 
-from stspec._rules import MAX_HEADER_SIZE
+from stspec.rules import MAX_HEADER_SIZE
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import contextlib
     from typing import Final, NamedTuple
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 __all__ = ["Inputs", "Refused", "Target", "entry", "gather", "is_index"]
 

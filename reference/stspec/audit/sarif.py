@@ -11,10 +11,10 @@ import os
 import urllib.parse
 from typing import TYPE_CHECKING, Any, Final
 
-from stspec._errors import json_path
-from stspec._rules import RULES
 from stspec._version import SPEC_VERSION, __version__
 from stspec.audit.shard_checks import SHARD_CHECKS
+from stspec.errors import json_path
+from stspec.rules import RULES
 
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -7,14 +7,14 @@ with the auditor that runs them, apart from the reader's rule registry.
 from __future__ import annotations
 
 # typing is not imported at run time (start-up cost of the `stspec` command,
-# see stspec/_record.py); mypy reads TYPE_CHECKING as True.
+# see stspec/record.py); mypy reads TYPE_CHECKING as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final, Literal, NamedTuple
 
     Severity = Literal["error", "warning"]
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 __all__ = ["SHARD_CHECKS", "SHARD_CHECKS_BY_ID", "SetCheck"]
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from stspec._dtypes import DTYPES
 from stspec.audit.terminal import escape, human_bytes, share
+from stspec.dtypes import DTYPES
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import NamedTuple
 
-    from stspec._reader import SafetensorsFile
+    from stspec.reader.pipeline import SafetensorsFile
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 __all__ = ["Summary", "combine", "summarize"]
 

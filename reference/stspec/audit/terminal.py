@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import sys
 
-from stspec._errors import json_path
+from stspec.errors import json_path
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
     from typing import Final
 
-    from stspec._errors import SafetensorsError
+    from stspec.errors import SafetensorsError
 
 __all__ = [
     "complain",

@@ -6,7 +6,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import forgiving
 
-from stspec._dtypes import BITS
+from stspec.dtypes import BITS
 
 
 def _wrapped(dtype: str, shape: list[int]) -> int:

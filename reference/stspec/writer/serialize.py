@@ -8,13 +8,13 @@ import operator
 import struct
 from collections.abc import Mapping
 
-from stspec._atomic import replace_file
-from stspec._dtypes import BITS, OVERFLOW, RANK, bit_count
-from stspec._errors import HeaderPath, SafetensorsError
-from stspec._header import METADATA_KEY
-from stspec._rules import MAX_HEADER_SIZE, U64_MAX
+from stspec.dtypes import BITS, OVERFLOW, RANK, bit_count
+from stspec.errors import HeaderPath, SafetensorsError
+from stspec.reader.header import METADATA_KEY
+from stspec.rules import MAX_HEADER_SIZE, U64_MAX
+from stspec.writer.atomic import replace_file
 
-# typing is not imported at run time (start-up cost, see _record.py); mypy
+# typing is not imported at run time (start-up cost, see stspec/record.py); mypy
 # reads TYPE_CHECKING as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Final, NamedTuple
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 __all__ = ["BytesLike", "Tensor", "serialize", "write"]
 

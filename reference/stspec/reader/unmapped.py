@@ -14,8 +14,8 @@ import errno
 import os
 import stat
 
-from stspec._errors import SafetensorsError
-from stspec._rules import MAX_HEADER_SIZE
+from stspec.errors import SafetensorsError
+from stspec.rules import MAX_HEADER_SIZE
 
 # typing is not imported at run time (start-up cost of `stspec check`); mypy
 # reads this as True.

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from stspec._errors import shown
+from stspec.errors import shown
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from stspec._header import Header
-    from stspec._report import Report
+    from stspec.reader.header import Header
+    from stspec.reader.report import Report
 
 
 def check_layout(  # noqa: PLR0913 - the header, where it is, and what is wanted

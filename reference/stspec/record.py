@@ -7,7 +7,7 @@ more than everything else `stspec check` does on a small file.  Modules write
     if TYPE_CHECKING:
         from typing import NamedTuple
     else:
-        from stspec._record import NamedTuple
+        from stspec.record import NamedTuple
 
 so that mypy checks the real thing, while at run time this builds the same
 ``collections.namedtuple`` that typing would: fields from the annotations in

@@ -7,15 +7,15 @@ import contextlib
 import gc
 import os
 
-from stspec._errors import Violations
-from stspec._header import Settled, scan
-from stspec._json import JsonStop, Text
-from stspec._layout import check_layout
-from stspec._report import OffsetMap, Report
-from stspec._rules import MAX_HEADER_SIZE
-from stspec._unmapped import FileBuffer
+from stspec.errors import Violations
+from stspec.reader.header import Settled, scan
+from stspec.reader.layout import check_layout
+from stspec.reader.report import OffsetMap, Report
+from stspec.reader.strict_json import JsonStop, Text
+from stspec.reader.unmapped import FileBuffer
+from stspec.rules import MAX_HEADER_SIZE
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import mmap
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Final, Self
 
-    from stspec._table import TensorTable
+    from stspec.reader.table import TensorTable
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview
 # What the pipeline reads from: a mapping's (or the caller's) memoryview, or a
@@ -347,7 +347,7 @@ def _early(buffer: Buffer, head: int | None, *, shortcuts: bool) -> Violations |
                 data_length = len(buffer) - PREFIX_SIZE - header_length
                 if not _settled_by(text, part, report, data_length, shortcuts):
                     return None
-        fault = _utf8_fault(raw, used)
+        fault = utf8_fault(raw, used)
     finally:
         raw.release()
     if fault is not None:
@@ -385,7 +385,7 @@ def _settled_by(
     return False  # the object ended: what follows it needs the whole header
 
 
-def _utf8_fault(
+def utf8_fault(
     raw: memoryview, pos: int, chunk: int = _CHUNK
 ) -> tuple[int, str] | None:
     """Decode ``raw`` from ``pos`` on; return its first UTF-8 fault, if any.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 # typing and dataclasses are not imported at run time (start-up cost of the
-# `stspec` command, see _record.py); mypy reads TYPE_CHECKING as True.
+# `stspec` command, see stspec/record.py); mypy reads TYPE_CHECKING as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final, Literal, NamedTuple
@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     Level = Literal["MUST", "SHOULD", "MAY"]
     Scope = Literal["reader", "processing", "writer"]
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 
 class Rule(NamedTuple):

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from stspec._errors import shown
-from stspec._rules import MAX_DEPTH
+from stspec.errors import shown
+from stspec.rules import MAX_DEPTH
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 Path = tuple[str | int, ...]
 

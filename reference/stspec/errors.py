@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from stspec._rules import RULES_BY_ID
+from stspec.rules import RULES_BY_ID
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from stspec._rules import U64_MAX
+from stspec.rules import U64_MAX
 
 # typing and dataclasses are not imported at run time (start-up cost of the
-# `stspec` command, see _record.py); mypy reads TYPE_CHECKING as True.
+# `stspec` command, see stspec/record.py); mypy reads TYPE_CHECKING as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final, NamedTuple
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 
 class DType(NamedTuple):

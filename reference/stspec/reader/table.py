@@ -5,14 +5,14 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterable, Iterator, Mapping
 
-from stspec._dtypes import DTYPES, RANK
+from stspec.dtypes import DTYPES, RANK
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import NamedTuple
 else:
-    from stspec._record import NamedTuple
+    from stspec.record import NamedTuple
 
 
 class TensorInfo(NamedTuple):

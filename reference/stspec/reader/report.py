@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from stspec._errors import HeaderPath, SafetensorsError, Violations
+from stspec.errors import HeaderPath, SafetensorsError, Violations
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
 # Rules judged while parsing: a fault that stops the parse keeps these and
 # drops everything else, since the structure seen so far is incomplete.
-_PARSE_RULES: Final = frozenset(
+PARSE_RULES: Final = frozenset(
     ("HEADER-LEADING-WS", "JSON-SYNTAX", "JSON-DEPTH", "JSON-SURROGATE", "KEY-UNIQUE")
 )
 
@@ -85,12 +85,12 @@ class Report:
 
     def structural(self) -> bool:
         """Whether any finding beyond the parse faults was recorded."""
-        return any(rule not in _PARSE_RULES for rule in self.counts)
+        return any(rule not in PARSE_RULES for rule in self.counts)
 
     def keep_parse_faults_only(self) -> None:
         """Forget structural findings: the parse stopped, the model is partial."""
         for rule in list(self.counts):
-            if rule not in _PARSE_RULES:
+            if rule not in PARSE_RULES:
                 del self.counts[rule]
                 self.kept.pop(rule, None)
 

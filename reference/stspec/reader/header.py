@@ -14,9 +14,9 @@ from array import array
 from functools import cache
 from math import prod
 
-from stspec._dtypes import BITS, RANK
-from stspec._errors import shown
-from stspec._json import (
+from stspec.dtypes import BITS, RANK
+from stspec.errors import shown
+from stspec.reader.strict_json import (
     INT,
     PLAIN_STRING,
     WS,
@@ -36,16 +36,16 @@ from stspec._json import (
     syntax,
     value,
 )
-from stspec._rules import U64_MAX
-from stspec._table import TensorInfo, TensorTable
+from stspec.reader.table import TensorInfo, TensorTable
+from stspec.rules import U64_MAX
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
     from typing import Final
 
-    from stspec._report import Report
+    from stspec.reader.report import Report
 
 __all__ = [
     "FIELDS",
@@ -93,7 +93,7 @@ _BULK_MIN_LENGTH: Final = 256
 
 @cache
 def _bulk() -> ModuleType:
-    from stspec import _bulk as bulk  # noqa: PLC0415 - on first use (start-up)
+    from stspec.reader import bulk  # noqa: PLC0415 - on first use (start-up)
 
     return bulk
 

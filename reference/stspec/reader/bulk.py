@@ -19,11 +19,11 @@ from functools import lru_cache
 from itertools import accumulate
 from operator import add, itemgetter
 
-from stspec._dtypes import BITS, RANK
-from stspec._json import INT, WS
-from stspec._rules import U64_MAX
+from stspec.dtypes import BITS, RANK
+from stspec.reader.strict_json import INT, WS
+from stspec.rules import U64_MAX
 
-# No typing at run time (start-up cost, see _record.py); mypy reads this as True.
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     _K = TypeVar("_K")
     _V = TypeVar("_V")
 
-    from stspec._table import TensorTable
+    from stspec.reader.table import TensorTable
 
 __all__ = ["CHUNK", "MEMBER", "START", "positions", "take"]
 

@@ -56,6 +56,9 @@ class SafetensorsError(ValueError):
                 None for a write request refused before any byte exists
         msg:    the human-oriented message (informational, may change)
         path:   location inside the JSON header, () when not in the header
+
+    Two errors are equal when their rule, offset and message are, so that
+    errors from two runs, or pickled and back, compare and hash as values.
     """
 
     rule: str
@@ -84,6 +87,19 @@ class SafetensorsError(ValueError):
 
     def __reduce__(self) -> tuple[type[SafetensorsError], tuple[object, ...]]:
         return (type(self), (self.rule, self.offset, self.msg, self.path))
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when the rule, the offset and the message are."""
+        if not isinstance(other, SafetensorsError):
+            return NotImplemented
+        return (self.rule, self.offset, self.msg) == (
+            other.rule,
+            other.offset,
+            other.msg,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.rule, self.offset, self.msg))
 
     def as_dict(self) -> dict[str, object]:
         """Return the error as plain JSON-ready data."""

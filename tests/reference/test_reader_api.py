@@ -212,6 +212,34 @@ def test_error_pickles_with_its_fields() -> None:
     )
 
 
+def test_errors_are_equal_by_rule_offset_and_message() -> None:
+    error = stspec.SafetensorsError("LAYOUT-HOLE", 99, "gap", ("b",))
+    same = stspec.SafetensorsError("LAYOUT-HOLE", 99, "gap", ("b",))
+    assert error == same
+    assert hash(error) == hash(same)
+    assert error == pickle.loads(pickle.dumps(error))  # noqa: S301 - our own object
+    assert len({error, same}) == 1
+    for other in (
+        stspec.SafetensorsError("LAYOUT-OVERLAP", 99, "gap", ("b",)),
+        stspec.SafetensorsError("LAYOUT-HOLE", 98, "gap", ("b",)),
+        stspec.SafetensorsError("LAYOUT-HOLE", None, "gap", ("b",)),
+        stspec.SafetensorsError("LAYOUT-HOLE", 99, "hole", ("b",)),
+    ):
+        assert error != other
+    assert error != ValueError("LAYOUT-HOLE", 99, "gap", ("b",))
+    assert error != ("LAYOUT-HOLE", 99, "gap")
+
+
+def test_the_same_file_gives_equal_errors_twice() -> None:
+    data = file_from({"a": entry("F32", [2], 0, 4)}, bytes(4))
+    first, second = stspec.validate(data), stspec.validate(data)
+    assert first == second
+    assert first[0] is not second[0]
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert caught.value == first[0]
+
+
 def test_error_refuses_an_unknown_rule_id() -> None:
     with pytest.raises(KeyError, match="NOT-A-RULE"):
         stspec.SafetensorsError("NOT-A-RULE", 0, "x")

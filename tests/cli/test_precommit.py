@@ -1,0 +1,77 @@
+"""The stspec-check pre-commit hook, run by the real pre-commit in a scratch repository.
+
+``pre-commit try-repo`` installs the hook from this checkout as a user's
+``.pre-commit-config.yaml`` would (a virtualenv with the project in it) and
+runs it on the staged files.  Installing costs about a minute of wall time on
+a loaded machine; both runs share the one environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .models import INDEX, SHARDS, write_model
+
+ROOT = Path(__file__).resolve().parents[2]
+PRE_COMMIT = Path(sys.executable).parent / "pre-commit"
+FIRST, SECOND = sorted(SHARDS)
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("git") is None or not PRE_COMMIT.exists(),
+    reason="needs git and pre-commit (the dev group installs it)",
+)
+
+
+def _git(repository: Path, *argv: str) -> None:
+    subprocess.run(
+        ["git", *argv],  # noqa: S607 - git from PATH
+        cwd=repository,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+
+
+def _try_repo(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(PRE_COMMIT), "try-repo", str(ROOT), "stspec-check", "--color=never"],
+        cwd=repository,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+        env={**os.environ, "PRE_COMMIT_HOME": str(home)},
+    )
+
+
+def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
+    tmp_path: Path,
+) -> None:
+    repository = tmp_path / "models"
+    write_model(repository)
+    (repository / "README.md").write_text("a model\n", encoding="utf-8")
+    _git(repository, "init", "-q")
+    _git(repository, "config", "user.email", "hook@example.invalid")
+    _git(repository, "config", "user.name", "hook test")
+    _git(repository, "add", "-A")
+    done = _try_repo(repository, tmp_path / "cache")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "stspec check" in done.stdout
+    assert "Passed" in done.stdout
+    _git(repository, "commit", "-q", "-m", "a valid sharded model")
+
+    with (repository / SECOND).open("ab") as shard:
+        shard.write(b"tampered")
+    _git(repository, "add", "-A")
+    done = _try_repo(repository, tmp_path / "cache")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Failed" in done.stdout
+    # Only the staged shard is passed: it is judged as a file.
+    assert f"{SECOND}: LAYOUT-TRAILING at byte " in done.stdout
+    assert INDEX not in done.stdout

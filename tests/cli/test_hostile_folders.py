@@ -12,6 +12,7 @@ import json
 import multiprocessing
 import os
 import signal
+import socket
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from stspec.audit import check as _check
 from .models import run
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 GOOD = stspec.serialize({"w": stspec.Tensor("U8", (3,), b"abc")})
@@ -282,3 +284,36 @@ def test_a_killed_worker_leaves_every_unchecked_file_named(
         for report in unchecked
     )
     assert all(report["valid"] for report in files if "error" not in report)
+
+
+def _socket(path: Path) -> None:
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(path))
+
+
+@pytest.mark.parametrize(
+    ("make", "kind"),
+    [
+        (os.mkfifo, "a FIFO"),
+        (_socket, "a socket"),
+        (lambda path: path.symlink_to(path.parent / "sub"), "a folder"),
+    ],
+)
+def test_special_files_in_a_folder_are_refused_in_place(
+    make: Callable[[Path], None],
+    kind: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # In this process: refused without being opened, nothing can block.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "good.safetensors").write_bytes(GOOD)
+    special = tmp_path / "x.safetensors"
+    make(special)
+    status, out, err = run(capsys, "check", str(tmp_path))
+    assert status == 2
+    assert out == (
+        f"{tmp_path / 'sub' / 'good.safetensors'}: valid (1 tensor, {len(GOOD)} "
+        "bytes)\n"
+    )
+    assert err == f"stspec: cannot read {special}: not a regular file ({kind})\n"

@@ -9,6 +9,8 @@ UTF-8 and whose file names cannot pass for result lines.
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import os
 import shutil
@@ -21,8 +23,11 @@ import pytest
 
 import stspec
 from stspec.audit import check as _check
+from stspec.audit.cli import main
+from stspec.audit.shards import CAP
+from stspec.writer import atomic as _atomic
 
-from .models import SHARDS, run, write_model
+from .models import INDEX, SHARDS, run, write_model
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -359,3 +364,73 @@ def test_a_duplicate_says_which_copy_the_loaders_take(
         "huggingface_hub's load_torch_model loads any of the copies (it reads the "
         "shards in set order, which changes from run to run)"
     )
+
+
+def test_a_log_that_fails_to_be_written_at_the_end_is_an_error(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = tmp_path / "a.safetensors"
+    model.write_bytes(GOOD)
+    log = tmp_path / "out.sarif"
+
+    def disk_full(path: str, _chunks: object) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    monkeypatch.setattr(_atomic, "replace_file", disk_full)
+    status, _, err = run(capsys, "check", "--sarif", str(log), str(model))
+    assert status == 2
+    assert err == f"stspec: cannot write {log}: No space left on device\n"
+    assert not log.exists()
+
+
+def test_json_in_this_process_writes_lone_surrogates_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _surrogates(tmp_path)
+    status, out, _ = run(capsys, "check", "--json", str(tmp_path / "lone.safetensors"))
+    assert status == 1
+    for text in _strings(json.loads(out)):
+        text.encode("utf-8")
+    assert '"\\\\ud800' not in out or "\\\\\\\\ud800" in out
+    assert "\\\\ud800" in out  # the escape, as text
+
+
+def test_a_stdout_that_is_no_text_file_is_left_as_it_is(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    model = tmp_path / "a.safetensors"
+    model.write_bytes(GOOD)
+    stdout = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", stdout)
+    assert main(["check", str(model)]) == 0
+    assert stdout.getvalue() == f"{model}: valid (1 tensor, {len(GOOD)} bytes)\n"
+
+
+def test_a_may_rule_first_and_a_must_rule_later_is_not_tolerated(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "both.safetensors"
+    path.write_bytes(struct.pack("<Q", 8) + b"{}\t     " + b"!")
+    status, out, _ = run(capsys, "check", str(path))
+    assert status == 1
+    (line,) = out.splitlines()
+    assert line.startswith(f"{path}: HEADER-PADDING at byte 10: ")
+    result = _check.check_file(_check.Task(str(path), "x", every=False, holdings=False))
+    assert result.verdict == "rejected"
+
+
+def test_duplicates_beyond_the_cap_are_counted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tensors = {f"t{n}": ("U8", [1], b"x") for n in range(CAP + 5)}
+    shards = {FIRST: tensors, SECOND: {**tensors, "only": ("U8", [1], b"y")}}
+    weights = {**dict.fromkeys(tensors, FIRST), "only": SECOND}
+    folder = write_model(tmp_path / "m", shards, index={"weight_map": weights})
+    status, out, _ = run(capsys, "check", "-q", str(folder))
+    assert status == 1
+    lines = out.splitlines()
+    assert sum("SHARD-DUPLICATE at byte" in line for line in lines) == CAP
+    assert f"{folder / SECOND}: SHARD-DUPLICATE: 5 more not shown" not in lines
+    assert f"{folder / INDEX}: SHARD-DUPLICATE: 5 more not shown" in lines

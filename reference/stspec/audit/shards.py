@@ -272,16 +272,14 @@ def check_model(
 def _scan(raw: bytes, wanted: dict[bytes, list[int]]) -> dict[int, int]:
     """Find where each spelling first stands after weight_map: number -> offset."""
     offsets: dict[int, int] = {}
-    left = len({number for numbers in wanted.values() for number in numbers})
+    total = len({number for numbers in wanted.values() for number in numbers})
     start = max(raw.find(b'"weight_map"'), 0)
-    for match in _STRING.finditer(raw, start) if left else ():
+    for match in _STRING.finditer(raw, start) if total else ():
         token = match[0]
         for spelled in (token, token[:-1]) if token.endswith(b":") else (token,):
             for number in wanted.pop(spelled, ()):
-                if number not in offsets:
-                    offsets[number] = match.start()
-                    left -= 1
-        if not left:
+                offsets.setdefault(number, match.start())
+        if len(offsets) == total:
             break
     return offsets
 

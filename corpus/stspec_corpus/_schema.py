@@ -180,8 +180,9 @@ def _case() -> dict[str, object]:
             "id": {"type": "string", "pattern": "^[yni]_[a-z0-9]+(_[a-z0-9]+)*$"},
             "verdict": {"enum": ["valid", "invalid", "tolerated"]},
             "rules": {
-                "description": "n_: the one MUST rule the file breaks; i_: the MAY "
-                "rules it breaks; y_: the rules whose boundary it sits on",
+                "description": "n_: the one MUST rule the file breaks in its first "
+                "precedence group (SPEC 12.1); i_: the MAY rules it breaks; y_: the "
+                "rules whose boundary it sits on",
                 "type": "array",
                 "minItems": 1,
                 "uniqueItems": True,

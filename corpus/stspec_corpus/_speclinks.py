@@ -78,6 +78,9 @@ _WITHOUT_CASES: Final = {
     "verdict",
     "READ-UNSUPPORTED": "none: the suite marks the cases outside a reader's declared "
     "dtypes not applicable, and reads a rejection's reason only as information",
+    "READ-PRECEDENCE": "every `n_` case: the manifest names the one MUST rule it "
+    "breaks in its first precedence group, which the suite's `--check-rules` option "
+    "compares with the rule a reader names",
     "writer": "none, as for every writer rule: the suite's writer tests check it",
 }
 

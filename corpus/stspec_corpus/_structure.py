@@ -325,7 +325,7 @@ def _types() -> list[Case]:
         make(
             f"n_structure_shape_{fault}",
             ["SHAPE-ARRAY"],
-            f"the shape is {what}, not an array of integers",
+            f"the shape is {what}, not an array of numbers",
             data=_file(obj([("a", entry("F32", shape, 0, 4))])),
         )
         for fault, shape, what in shapes

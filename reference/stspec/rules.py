@@ -108,7 +108,8 @@ RULES: Final[tuple[Rule, ...]] = (
         "JSON-DEPTH",
         "MUST",
         "json",
-        "Arrays and objects MUST NOT nest more than 127 levels deep.",
+        "Arrays and objects MUST NOT nest more than 127 levels deep, the "
+        "top-level object being level 1.",
     ),
     _r(
         "JSON-SURROGATE",
@@ -134,7 +135,7 @@ RULES: Final[tuple[Rule, ...]] = (
         "NUM-RANGE",
         "MUST",
         "json",
-        "Shape dimensions and offsets MUST NOT exceed 2^64-1.",
+        "Integer tokens of shape dimensions and offsets MUST NOT exceed 2^64-1.",
     ),
     # Header structure.
     _r(
@@ -164,12 +165,17 @@ RULES: Final[tuple[Rule, ...]] = (
         "`dtype` MUST be a JSON string equal to one of the 22 dtype names "
         "(case-sensitive).",
     ),
-    _r("SHAPE-ARRAY", "MUST", "structure", "`shape` MUST be a JSON array of integers."),
+    _r(
+        "SHAPE-ARRAY",
+        "MUST",
+        "structure",
+        "`shape` MUST be a JSON array whose elements are numbers.",
+    ),
     _r(
         "OFFSETS-PAIR",
         "MUST",
         "structure",
-        "`data_offsets` MUST be a JSON array of exactly two integers.",
+        "`data_offsets` MUST be a JSON array of exactly two numbers.",
     ),
     _r(
         "META-OBJECT",
@@ -268,6 +274,12 @@ RULES: Final[tuple[Rule, ...]] = (
         "SHOULD",
         "A reader SHOULD report a file it cannot use because of a dtype it does "
         "not support or an implementation limit as unsupported, not as invalid.",
+    ),
+    _p(
+        "READ-PRECEDENCE",
+        "SHOULD",
+        "A reader that names the rule an invalid file breaks SHOULD name a MUST "
+        "rule of the first precedence group (§12.1) in which the file breaks one.",
     ),
     # What writers produce.
     _w(

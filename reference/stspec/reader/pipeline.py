@@ -13,7 +13,7 @@ from stspec.reader.layout import check_layout
 from stspec.reader.report import OffsetMap, Report
 from stspec.reader.strict_json import JsonStop, Text
 from stspec.reader.unmapped import FileBuffer
-from stspec.rules import MAX_HEADER_SIZE
+from stspec.rules import MAX_HEADER_SIZE, RULES_BY_ID
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from types import TracebackType
     from typing import Final, Self
 
+    from stspec.errors import SafetensorsError
     from stspec.reader.table import TensorTable
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview
@@ -121,7 +122,8 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     that has shrunk since raises SafetensorsError (LAYOUT-BOUNDS) there.
 
     Raises:
-        SafetensorsError: the first violation by byte offset, with its rule id.
+        SafetensorsError: the first MUST violation by byte offset (a MAY one
+            only when there is none), with its rule id.
         OSError: the path cannot be opened, mapped or read.
 
     """
@@ -129,14 +131,29 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     valid = None
     try:
         errors, valid = check(buffer, limit=1, first_only=True)
+        if valid is None:
+            error = _first_must(buffer, errors[0])
     finally:
         if valid is None:
             buffer.release()
             if mapping is not None:
                 mapping.close()
     if valid is None:
-        raise errors[0]
+        raise error
     return SafetensorsFile(buffer, valid, mapping)
+
+
+def _first_must(buffer: Buffer, first: SafetensorsError) -> SafetensorsError:
+    """Return the error read() raises: the first MUST violation (READ-PRECEDENCE).
+
+    The first violation by offset is usually a MUST one; when it is a MAY
+    one (leading whitespace), a MUST violation later in the header still
+    makes the file invalid and is the rule to name.
+    """
+    if RULES_BY_ID[first.rule].level == "MUST":
+        return first
+    errors, _ = check(buffer, limit=1)
+    return next((e for e in errors if RULES_BY_ID[e.rule].level == "MUST"), first)
 
 
 def validate(

@@ -14,13 +14,11 @@ from literal_reader import read
 
 import stspec
 from stspec.rules import RULES, RULES_BY_ID
-from stspec_corpus._recipes import run
-from stspec_corpus._registry import all_cases
+from stspec_corpus import all_cases, materialise
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from stspec_corpus._model import Case
 
 from test_spec import rule_definitions, spec_text
 
@@ -92,27 +90,15 @@ def test_read_precedence_is_a_rule_that_cites_the_groups() -> None:
     assert "does\nnot fix which violation" not in spec_text()
 
 
-@cache
-def _cases() -> tuple[Case, ...]:
-    return tuple(all_cases())
-
-
-def _materialised(case: Case, tmp: Path) -> Path:
-    assert case.recipe is not None
-    path = tmp / f"{case.id}.safetensors"
-    run(case.recipe.name, case.recipe.params).write(path)
-    return path
-
-
 def test_a_reader_following_the_steps_passes_check_rules_on_the_corpus(
     tmp_path: Path,
 ) -> None:
     wrong = []
-    for case in _cases():
+    for case in all_cases():
         if case.data is not None:
             result = read(case.data)
         else:
-            path = _materialised(case, tmp_path)
+            path = materialise(case.id, tmp_path)
             with (
                 path.open("rb") as handle,
                 mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fuzz the reference reader: any bytes in, the contract of check_reader out.
 
-Run from the repository root (see the README, "Fuzzing"):
+Run from the repository root (see docs/howto/fuzz-in-ci.md):
     fuzz/fuzz_reader.py -dict=fuzz/safetensors.dict fuzz/work/reader fuzz/work/seeds
 
 Besides check_reader's oracles, each input must cost CPU and memory roughly

@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from stspec_conformance.adapters import Adapter
 
 READER_RULES: Final = frozenset(r.id for r in stspec.RULES if r.scope == "reader")
-# Known deviations of HF safetensors 0.8.0 (README, "Fuzzing"): it accepts
+# Known deviations of HF safetensors 0.8.0 (docs/explanation/fuzzing.md): it accepts
 # repeated names, positional-array entries and serde's map form of an enum
 # ({"F32": null} as a dtype), and refuses a shape whose product overflows
 # before a zero dimension makes it empty.

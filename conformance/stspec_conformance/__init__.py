@@ -3,8 +3,8 @@
 Run it with ``pytest conformance --impl=X`` from a checkout, or with
 ``pytest --pyargs stspec_conformance --impl=X`` once installed; ``X`` is
 ``reference``, ``safetensors``, an importable module, a ``.py`` file or
-``cmd:PROGRAM ARGS...``.  The README's "The conformance suite" section is the
-contract; the ``*Adapter`` protocols type a Python adapter module.
+``cmd:PROGRAM ARGS...``.  docs/reference/python-adapter.md is the contract; the
+``*Adapter`` protocols type a Python adapter module.
 """
 
 from __future__ import annotations

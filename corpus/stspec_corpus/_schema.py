@@ -1,7 +1,7 @@
 """The manifest's JSON Schema: every field and every recipe, language-neutrally.
 
 The descriptions are the definition a harness in another language works from
-(the README's "The manifest" and "Recipes" sections say the same in prose).
+(docs/reference/corpus.md says the same in prose).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The README's sharded-model example prints what the README says it prints."""
+"""The model-folder tutorial prints what the tutorial says it prints."""
 
 from __future__ import annotations
 
@@ -11,16 +11,17 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-SECTION = "### A sharded model, checked"
+PAGE = (
+    Path(__file__).resolve().parents[2]
+    / "docs"
+    / "tutorials"
+    / "audit-a-model-folder.md"
+)
 BLOCK = re.compile(r"```(\w*)\n(.*?)```", re.DOTALL)
 
 
 def blocks() -> list[tuple[str, str]]:
-    text = README.read_text(encoding="utf-8")
-    start = text.index(SECTION)
-    end = text.index("\n### ", start + len(SECTION))
-    return BLOCK.findall(text[start:end])
+    return BLOCK.findall(PAGE.read_text(encoding="utf-8"))
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

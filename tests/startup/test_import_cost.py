@@ -71,7 +71,7 @@ def test_loads_no_heavy_module(statement: str) -> None:
     assert heavy == [], (
         f"{statement!r} loads {heavy}: import them where they are used, keep "
         "typing under TYPE_CHECKING, use stspec.record.NamedTuple for records "
-        "(README: Start-up cost)"
+        "(docs/explanation/startup-cost.md)"
     )
 
 

@@ -25,7 +25,7 @@ def resolve(
     limits: Limits | None = None,
     isolate: bool = False,
 ) -> Adapter:
-    """Resolve ``spec`` (see the README for the forms) into an adapter.
+    """Resolve ``spec`` (the forms: docs/reference/python-adapter.md) to an adapter.
 
     ``memory_limit`` is a command's own share of memory (bytes, on top of
     each file's allowance); ``limits`` the run's CPU, wall and memory

@@ -1,6 +1,6 @@
 """Adapter for ``--impl="cmd:PROGRAM ARGS..."``: any language, one process per file.
 
-Command protocol 2 (the README's "The command protocol" is the contract).
+Command protocol 2 (docs/reference/command-protocol.md is the contract).
 Every answer is one JSON object on stdout; a rejection is an answer too, so a
 runtime that cannot start (Node's uncaught error, the JVM, a Python
 traceback: all exit 1) is a crash, never a rejection.

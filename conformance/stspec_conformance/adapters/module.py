@@ -1,6 +1,6 @@
 """Adapter for an importable module or a ``.py`` file defining ``load``.
 
-The contract (see the README, "The conformance suite"):
+The contract (see docs/reference/python-adapter.md):
 
 ``load(path: str) -> (tensors, metadata)``
     required; ``tensors`` maps each name to ``(dtype, shape, raw bytes)``,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A small safetensors reader and writer in Node.js that speaks the conformance
-// suite's command protocol 2 (see the README, "The command protocol"):
+// suite's command protocol 2 (see docs/reference/command-protocol.md):
 //
 //   node reader.mjs FILE            exit 0 + {"result": "accepted", ...}
 //                                   or exit 1 + {"result": "rejected", "rule", "reason"}

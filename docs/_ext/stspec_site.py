@@ -1,0 +1,60 @@
+"""Sphinx extension: a stable anchor per spec rule, and the results matrix page."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from stspec import RULES_BY_ID
+
+if TYPE_CHECKING:
+    from sphinx.application import Sphinx
+
+ROOT: Final = Path(__file__).resolve().parents[2]
+# SPEC.md marks each rule with <a id="key-unique"></a> for GitHub's renderer
+_RAW_ANCHOR: Final = re.compile(r'^<a id="([a-z0-9-]+)"></a>$', re.MULTILINE)
+# the results matrix page, copied into the site as it is committed
+MATRIX_PAGE: Final = ("results/index.html", "results/index.html")
+
+
+def _anchor(match: re.Match[str]) -> str:
+    """Turn a rule's raw anchor into Sphinx labels and the site's rule-ID anchor.
+
+    The labels let other pages refer to the rule (``{ref}`rule-key-unique```)
+    and keep the spec's own ``(#key-unique)`` links resolvable; the raw anchor
+    keeps the rule id's case in the URL (``#rule-KEY-UNIQUE``).
+    """
+    name = match.group(1)
+    rule = name.upper()
+    if rule not in RULES_BY_ID:
+        return f"({name})="
+    return f'<a id="rule-{rule}"></a>\n\n({name})=\n(rule-{name})='
+
+
+def spec_anchors(
+    _app: Sphinx, relative_path: Path, _parent: str, content: list[str]
+) -> None:
+    """Rewrite the rule anchors of spec/SPEC.md when a page includes it."""
+    if Path(relative_path).name == "SPEC.md":
+        content[0] = _RAW_ANCHOR.sub(_anchor, content[0])
+
+
+def copy_matrix(app: Sphinx, exception: Exception | None) -> None:
+    """Put the committed results matrix page into the built site."""
+    if exception is not None or app.builder.format != "html":
+        return
+    source, target = MATRIX_PAGE
+    destination = Path(app.outdir) / target
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    # the page links the spec as the repository holds it; the site renders it
+    page = (ROOT / source).read_text(encoding="utf-8")
+    page = page.replace('href="../spec/SPEC.md', 'href="../spec/SPEC.html')
+    destination.write_text(page, encoding="utf-8")
+
+
+def setup(app: Sphinx) -> dict[str, object]:
+    """Register the hooks."""
+    app.connect("include-read", spec_anchors)
+    app.connect("build-finished", copy_matrix)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

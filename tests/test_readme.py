@@ -140,7 +140,11 @@ def test_readme_section_runs_as_shown(title: str, tmp_path: Path) -> None:
 
 
 def docs_examples() -> list[tuple[str, str, str | None]]:
-    """Each ``python`` block of the documentation pages, with its output block."""
+    """Each ``python`` block of the documentation pages, with its output block.
+
+    A block that starts with a ``# NAME.py`` line alone is a file the reader saves
+    beside their own code (it imports their modules): it is only compiled.
+    """
     examples = []
     for page in sorted((ROOT / "docs").rglob("*.md")):
         if "_build" in page.parts:
@@ -163,6 +167,9 @@ def docs_examples() -> list[tuple[str, str, str | None]]:
 def test_docs_example_runs_as_shown(
     code: str, expected: str | None, tmp_path: Path
 ) -> None:
+    if re.match(r"# \w+\.py\n", code):  # a file for the reader to save beside theirs
+        compile(code, "<example>", "exec")
+        return
     result = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,

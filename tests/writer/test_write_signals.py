@@ -14,13 +14,30 @@ from stspec import serialize, write
 from writer.writes import OLD, TENSORS, names
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 pytestmark = [
     pytest.mark.usefixtures("temporary"),
     pytest.mark.skipif(sys.platform == "win32", reason="os.kill with POSIX signals"),
 ]
+
+
+@pytest.fixture(autouse=True)
+def foreground_dispositions() -> Iterator[None]:
+    """SIGINT and SIGTERM as Python sets them up in a foreground process.
+
+    A background job (``pytest &``, nohup, many CI runners) starts with SIGINT
+    ignored, so Python installs no ``default_int_handler``; these tests are about
+    what write() does with that handler, so they set it up themselves.
+    """
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    yield
+    for signum, handler in saved.items():
+        if handler is not None:  # None: set outside Python, cannot be put back
+            signal.signal(signum, handler)
 
 
 def signal_during(

@@ -41,7 +41,7 @@ def spec_anchors(
 
 
 def copy_matrix(app: Sphinx, exception: Exception | None) -> None:
-    """Put the committed results matrix page into the built site."""
+    """Put the committed results matrix page and its badges into the site."""
     if exception is not None or app.builder.format != "html":
         return
     source, target = MATRIX_PAGE
@@ -51,6 +51,11 @@ def copy_matrix(app: Sphinx, exception: Exception | None) -> None:
     page = (ROOT / source).read_text(encoding="utf-8")
     page = page.replace('href="../spec/SPEC.md', 'href="../spec/SPEC.html')
     destination.write_text(page, encoding="utf-8")
+    # the shields.io endpoint files the implementations' badges read
+    badges = destination.parent / "badges"
+    badges.mkdir(exist_ok=True)
+    for badge in sorted((ROOT / "results" / "badges").glob("*.json")):
+        (badges / badge.name).write_bytes(badge.read_bytes())
 
 
 def setup(app: Sphinx) -> dict[str, object]:

@@ -1,6 +1,7 @@
 """Scores and badges: what the results say, in a form shields.io and people read."""
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -116,3 +117,18 @@ def test_snippet_links_the_badge_to_the_results_page() -> None:
     )
     assert f"{badges.SITE}/results/badges/hf-0.8.0.json)" in text
     assert text.endswith(f"({badges.SITE}/results/index.html)")
+
+
+def test_the_site_serves_every_badge() -> None:
+    """The published site holds results/badges/NAME.json, as the snippet links."""
+    built = os.environ.get("STSPEC_DOCS_BUILT")
+    if not built:
+        message = "the docs site is not built (python docs/build_site.py OUT)"
+        if os.environ.get("CI"):
+            pytest.fail(message + "; .ci/run sets STSPEC_DOCS_BUILT")
+        pytest.skip(message)
+    served = Path(built) / "results" / "badges"
+    committed = sorted((REPO / "results" / "badges").glob("*.json"))
+    assert committed
+    for badge in committed:
+        assert (served / badge.name).read_bytes() == badge.read_bytes(), badge.name

@@ -47,7 +47,7 @@ def test_there_is_something_to_check() -> None:
     names = {path.name for path in WORKFLOWS}
     assert {"ci.yml", "conformance.yml", "pages.yml"} <= names
     assert {path.stem for path in EXAMPLES} == {
-        "python-library", "rust-crate", "go-module", "node-package",
+        "python-library", "rust-crate", "go-module", "node-package", "code-scanning",
     }  # fmt: skip
 
 
@@ -119,12 +119,15 @@ def test_pinned_versions_are_this_release() -> None:
     called = _load(REPO / ".github" / "workflows" / "conformance.yml")[True]
     assert called["workflow_call"]["inputs"]["version"]["default"] == version
     tags = re.findall(r"safetensors-spec/safetensors-spec[^@\s]*@(\S+)", reusable)
+    installs = []
     for example in EXAMPLES:
-        tags += re.findall(
-            r"safetensors-spec/safetensors-spec[^@\s]*@(\S+)", example.read_text()
-        )
+        text = example.read_text("utf-8")
+        tags += re.findall(r"safetensors-spec/safetensors-spec[^@\s]*@(\S+)", text)
+        installs += re.findall(r"safetensors-spec(?:\[\w+\])?==(\S+)", text)
     assert tags
+    assert installs
     assert set(tags) == {f"v{version}"}
+    assert set(installs) == {version}
 
 
 def test_third_party_actions_are_pinned_to_commits() -> None:

@@ -42,26 +42,28 @@ class Plant(NamedTuple):
 PLANTS: Final = {
     "dtype_keyerror": Plant(
         "a KeyError escapes for C64 scalars (bit_count, shape [])",
-        (("_dtypes.py", "    count = BITS[dtype]\n",
+        (("dtypes.py", "    count = BITS[dtype]\n",
           '    count = BITS[dtype] if dtype != "C64" or shape else {}[dtype]\n'),),
     ),
     "trailing_byte": Plant(
         "the layout's fast path accepts one trailing byte after in-order entries",
-        (("_layout.py", "begins[0] == 0 and ends[-1] == buffer_length)",
+        (("reader/layout.py", "begins[0] == 0 and ends[-1] == buffer_length)",
           "begins[0] == 0 and ends[-1] in (buffer_length, buffer_length - 1))"),),
     ),
     "escaped_duplicate_field": Plant(
         "KEY-UNIQUE misses a repeated entry field spelt with an escape",
-        (("_header.py", "        if key in seen:\n",
+        (("reader/fast.py", "        if key in seen:\n",
           '        if key in seen and "\\\\" not in text[key_pos:pos]:\n'),),
     ),
     "recursion_escape": Plant(
         "RecursionError escapes: the depth bound always says shallow, and the "
         "C decoder's RecursionError is no longer caught (two lines)",
         (
-            ("_json.py", "            self._shallow = nests_shallowly(self.raw)\n",
+            ("reader/strict_json.py",
+             "            self._shallow = nests_shallowly(self.raw)\n",
              "            self._shallow = True\n"),
-            ("_json.py", "        except (ValueError, RecursionError, _Doubt):\n",
+            ("reader/strict_json.py",
+             "        except (ValueError, RecursionError, _Doubt):\n",
              "        except (ValueError, _Doubt):\n"),
         ),
     ),

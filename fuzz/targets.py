@@ -30,6 +30,7 @@ from stspec.rules import U64_MAX
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Mapping
 
+    from stspec.reader.plain import Valid
     from stspec_conformance._model import Content, Outcome
     from stspec_conformance.adapters import Adapter
 
@@ -198,7 +199,7 @@ def _change(
     return f"{_rules(fast)[:4]} with them, {_rules(strict)[:4]} without"
 
 
-def _summary(valid: _reader._Valid) -> tuple[object, ...]:
+def _summary(valid: Valid) -> tuple[object, ...]:
     return (valid.header_length, valid.metadata, list(valid.tensors.items()))
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 import stspec
-from stspec.reader import header as _header
+from stspec.reader import fast as _header
 from stspec.reader import pipeline as _reader
 from stspec.writer import serialize as _writer
 

@@ -10,7 +10,7 @@ from test_reader_paths_agree import check_agreement
 
 import stspec
 from stspec.reader import bulk as _bulk
-from stspec.reader import header as _header
+from stspec.reader import fast as _header
 from stspec.reader.table import TensorTable
 
 U64_MAX = 2**64 - 1

@@ -648,7 +648,7 @@ def test_read_looks_for_tensors_past_the_buffer_once(
 ) -> None:
     # After a tensor that ends past the buffer, read() cannot settle early;
     # asking again after every later faulty entry made it quadratic.
-    from stspec.reader import header as _header  # noqa: PLC0415 - the module whose max is counted
+    from stspec.reader import first as _header  # noqa: PLC0415 - the module whose max is counted
 
     calls = []
 

@@ -161,9 +161,13 @@ def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:
         "stspec.dtypes",
         "stspec.errors",
         "stspec.reader",
+        "stspec.reader.container",
+        "stspec.reader.fast",
+        "stspec.reader.first",
         "stspec.reader.header",
         "stspec.reader.layout",
         "stspec.reader.pipeline",
+        "stspec.reader.plain",
         "stspec.reader.report",
         "stspec.reader.strict_json",
         "stspec.reader.table",
@@ -215,10 +219,10 @@ def test_help_is_80_columns_wide_without_a_terminal(
 # Patterns that only odd headers need (unknown members, fields out of order,
 # dimensions of 20 digits or more): compiling one costs up to a millisecond.
 RARE_PATTERNS = (
-    "reader.header._over_u64",
-    "reader.header._plain_member",
-    "reader.header._plain_run",
-    "reader.header._int_array",
+    "reader.fast._over_u64",
+    "reader.fast._plain_member",
+    "reader.fast._plain_run",
+    "reader.fast._int_array",
     "reader.strict_json._number",
     "reader.strict_json._plain_int",
     "reader.strict_json._surrogate",
@@ -230,7 +234,7 @@ RARE_PATTERNS = (
 def compiled_after(statement: str) -> list[str]:
     script = (
         "import contextlib, io\n"
-        "import stspec.reader.header\n"
+        "import stspec.reader.fast\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    {statement}\n"
         + "".join(
@@ -258,7 +262,7 @@ _MANY_UNKNOWN = "".join(f',"m{number}":1' for number in range(300))
     [
         pytest.param(
             '{"w":{"shape":[123456789012345678901],"dtype":"F32","data_offsets":[0,4]}}',
-            {"reader.header._over_u64", "reader.header._int_array"},
+            {"reader.fast._over_u64", "reader.fast._int_array"},
             id="fields-out-of-order-21-digits",
         ),
         pytest.param(
@@ -268,7 +272,7 @@ _MANY_UNKNOWN = "".join(f',"m{number}":1' for number in range(300))
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY}{_MANY_UNKNOWN}}}}}',
-            {"reader.header._plain_member", "reader.header._plain_run"},
+            {"reader.fast._plain_member", "reader.fast._plain_run"},
             id="run-of-unknown-members",
         ),
         pytest.param(

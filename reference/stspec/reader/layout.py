@@ -11,14 +11,8 @@ if TYPE_CHECKING:
     from stspec.reader.report import Report
 
 
-def check_layout(  # noqa: PLR0913 - the header, where it is, and what is wanted
-    header: Header,
-    text: str,
-    report: Report,
-    data_start: int,
-    buffer_length: int,
-    *,
-    first_only: bool,
+def check_layout(
+    header: Header, text: str, report: Report, data_start: int, buffer_length: int
 ) -> None:
     """Check that the entries tile ``[0, buffer_length)`` exactly.
 
@@ -27,8 +21,6 @@ def check_layout(  # noqa: PLR0913 - the header, where it is, and what is wanted
     reported once, as LAYOUT-BOUNDS, and left out of the tiling; the trailing
     check is then skipped, since the buffer's real end is not where the header
     says it is.  Facts about the buffer sort after every header position.
-    With ``first_only`` the check stops at the first hole or overlap: in
-    (begin, end) order every later one lies further into the buffer.
     """
     _, _, offsets, _, _ = header.table.columns
     begins = offsets[::2]
@@ -72,11 +64,6 @@ def check_layout(  # noqa: PLR0913 - the header, where it is, and what is wanted
                     (names[position], "data_offsets"),
                     data_start + begin,
                 )
-        else:
-            cursor = max(cursor, end)
-            continue
-        if first_only:
-            return
         cursor = max(cursor, end)
     if cursor < buffer_length and len(inside) == len(begins):
         report.add(

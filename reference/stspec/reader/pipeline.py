@@ -1,4 +1,10 @@
-"""The strict reader: bytes -> prefix -> header text -> JSON -> entries -> layout."""
+"""The reader as read() and validate() run it.
+
+The checks are those of the plain pipeline (plain.py: read that first); here
+they run through the shortcuts (fast.py) and, for read(), the first-violation
+mode (first.py, and _early below: an answer from the header's first bytes).
+``check(..., shortcuts=False)`` runs the plain pipeline itself.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,24 @@ import gc
 import os
 
 from stspec.errors import Violations
-from stspec.reader.header import Settled, scan
+from stspec.reader import plain
+from stspec.reader.container import (
+    JSON_WS,
+    PREFIX_SIZE,
+    check_tail,
+    not_utf8,
+    object_start,
+    read_prefix,
+    read_text,
+)
+from stspec.reader.fast import scan
+from stspec.reader.first import Settled
 from stspec.reader.layout import check_layout
+from stspec.reader.plain import Valid
 from stspec.reader.report import OffsetMap, Report
 from stspec.reader.strict_json import JsonStop, Text
 from stspec.reader.unmapped import FileBuffer
-from stspec.rules import MAX_HEADER_SIZE, RULES_BY_ID
+from stspec.rules import RULES_BY_ID
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -31,21 +49,8 @@ Source = str | os.PathLike[str] | bytes | bytearray | memoryview
 # file served by ordinary reads (read(path, mapped=False)).
 Buffer = memoryview | FileBuffer
 
-PREFIX_SIZE: Final = 8
-_JSON_WS: Final = " \t\n\r"
 # How many violations of each rule validate() lists by default.
 LIMIT: Final = 100
-
-
-class _Valid:
-    __slots__ = ("header_length", "metadata", "tensors")
-
-    def __init__(
-        self, header_length: int, metadata: dict[str, str] | None, tensors: TensorTable
-    ) -> None:
-        self.header_length = header_length
-        self.metadata = metadata
-        self.tensors = tensors
 
 
 class SafetensorsFile:
@@ -60,9 +65,7 @@ class SafetensorsFile:
     data_start: int
     file_length: int
 
-    def __init__(
-        self, buffer: Buffer, valid: _Valid, mapping: mmap.mmap | None
-    ) -> None:
+    def __init__(self, buffer: Buffer, valid: Valid, mapping: mmap.mmap | None) -> None:
         self._buffer = buffer
         self._mapping = mapping
         self.metadata = valid.metadata
@@ -207,119 +210,6 @@ def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
     return memoryview(mapping), mapping
 
 
-# 1. Length prefix and header bytes -----------------------------------------
-
-
-def _read_prefix(view: Buffer, report: Report) -> int | None:
-    if len(view) < PREFIX_SIZE:
-        report.add(
-            "FILE-PREFIX",
-            0,
-            f"file is {len(view)} bytes long, expected at least the 8-byte "
-            "header length",
-            (),
-            0,
-        )
-        return None
-    header_length = int.from_bytes(view[:PREFIX_SIZE], "little")
-    # The limit is checked first: N must never be trusted as a size, not even
-    # to compare it with the file (spec HEADER-LIMIT before HEADER-BOUNDS).
-    if header_length > MAX_HEADER_SIZE:
-        report.add(
-            "HEADER-LIMIT",
-            0,
-            f"header length {header_length} exceeds the limit of {MAX_HEADER_SIZE}",
-            (),
-            0,
-        )
-        return None
-    if PREFIX_SIZE + header_length > len(view):
-        report.add(
-            "HEADER-BOUNDS",
-            0,
-            f"header length {header_length} exceeds the "
-            f"{len(view) - PREFIX_SIZE} bytes after the prefix",
-            (),
-            0,
-        )
-        return None
-    return header_length
-
-
-# 2. Header text: UTF-8 and where the object starts --------------------------
-
-
-def _read_text(
-    buffer: Buffer, header_length: int, report: Report
-) -> tuple[str, int] | None:
-    """Decode the header; return the text and where its object starts."""
-    raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
-    try:
-        text = str(raw, "utf-8")
-    except UnicodeDecodeError as exc:
-        _not_utf8(report, exc.start, exc.reason)
-        return None
-    finally:
-        raw.release()
-    start = _object_start(text, report)
-    return None if start is None else (text, start)
-
-
-def _not_utf8(report: Report, position: int, reason: str) -> None:
-    report.add(
-        "HEADER-UTF8",
-        position,
-        f"header is not UTF-8: {reason}",
-        (),
-        PREFIX_SIZE + position,
-    )
-
-
-def _object_start(text: str, report: Report) -> int | None:
-    """Return where the header object starts, after judging what precedes it."""
-    start = len(text) - len(text.lstrip(_JSON_WS))
-    if text[start : start + 1] != "{":
-        found = repr(text[start]) if start < len(text) else "the end of the header"
-        report.add(
-            "HEADER-OBJECT",
-            start,
-            f"found {found}, expected the '{{' that opens the header object",
-            (),
-        )
-        return None
-    if start:
-        report.add(
-            "HEADER-LEADING-WS",
-            0,
-            f"{start} whitespace bytes precede the '{{', expected it first",
-            (),
-        )
-    return start
-
-
-def _check_tail(text: str, end: int, report: Report) -> None:
-    """Judge what follows the object: 0x20 padding, other whitespace, or junk."""
-    tail = text[end:]
-    padding = tail.lstrip(" ")
-    if not padding:
-        return
-    other = tail.lstrip(_JSON_WS)
-    if other:
-        report.add(
-            "HEADER-TRAILING",
-            len(text) - len(other),
-            f"found {other[0]!r} after the header object, expected only 0x20 padding",
-            (),
-        )
-        return
-    report.add(
-        "HEADER-PADDING",
-        len(text) - len(padding),
-        f"padding holds {padding[0]!r}, expected only 0x20",
-        (),
-    )
-
-
 # read(): the answer from the header's first bytes ----------------------------
 
 # read() looks at the first 1/128 of a header at least this long on its own
@@ -338,13 +228,13 @@ def _early(buffer: Buffer, head: int | None, *, shortcuts: bool) -> Violations |
     lenient reader stops there; this reader must find exactly the violation
     validate() lists first, so an answer from the first bytes is taken only
     when nothing after them can come before it: what precedes the '{', a
-    fault that settles the parse (see _header.Settled), a nesting too deep.
+    fault that settles the parse (see first.Settled), a nesting too deep.
     HEADER-UTF8 anywhere outranks every other fault, so the rest of the
     header is then decoded too, a chunk at a time, keeping none of the text:
     one pass over the bytes, and memory for a chunk instead of a copy.
     """
     report = Report(1)
-    header_length = _read_prefix(buffer, report)
+    header_length = read_prefix(buffer, report)
     if header_length is None:
         return None  # the pipeline finds the same at once
     if head is None:
@@ -358,7 +248,7 @@ def _early(buffer: Buffer, head: int | None, *, shortcuts: bool) -> Violations |
                 text, used = _decode(first, "strict", False)
             except UnicodeDecodeError as exc:
                 # The first fault of all: nothing before it is a fault.
-                _not_utf8(report, exc.start, exc.reason)
+                not_utf8(report, exc.start, exc.reason)
                 return report.errors(OffsetMap("", PREFIX_SIZE))
             with first[:used] as part:
                 data_length = len(buffer) - PREFIX_SIZE - header_length
@@ -369,7 +259,7 @@ def _early(buffer: Buffer, head: int | None, *, shortcuts: bool) -> Violations |
         raw.release()
     if fault is not None:
         report = Report(1)
-        _not_utf8(report, *fault)
+        not_utf8(report, *fault)
         text = ""
     return report.errors(OffsetMap(text, PREFIX_SIZE))
 
@@ -381,9 +271,9 @@ def _settled_by(
 
     ``raw`` holds the bytes of ``text``, ``report`` receives the violation.
     """
-    if not text.lstrip(_JSON_WS):
+    if not text.lstrip(JSON_WS):
         return False  # what the whitespace precedes lies further on
-    start = _object_start(text, report)
+    start = object_start(text, report)
     if start is None or start:
         return True  # HEADER-OBJECT stops the check; HEADER-LEADING-WS is at 0
     src = Text(text, report.add, raw, shortcuts=shortcuts)
@@ -446,20 +336,23 @@ def check(
     shortcuts: bool = True,
     first_only: bool = False,
     head: int | None = None,
-) -> tuple[Violations, _Valid | None]:
+) -> tuple[Violations, Valid | None]:
     """Run the whole pipeline; return the violations and, if none, the header.
 
     ``limit`` caps the violations kept per rule (None: all).  ``shortcuts``
-    False sends every value through the position-tracking parser instead of
-    the regular expressions and the C decoder (the same verdicts, slower).
+    False runs the plain pipeline (plain.py): every value through the
+    position-tracking parser instead of the regular expressions and the C
+    decoder (the same verdicts, slower).
     ``first_only`` (read()): only the first violation is wanted, so the
     check may stop, or check only syntax, once it is certain; the other
     violations and counts are then incomplete.  It first looks for that
     violation in the header's first ``head`` bytes alone (None: 1/128 of a
     header of 512 KiB or more, at most 64 KiB; 0: never).
     """
-    report = Report(limit if limit is not None else len(buffer) + 1)
     with _collector_paused():
+        if not (shortcuts or first_only):
+            return plain.check(buffer, limit=limit)
+        report = Report(limit if limit is not None else len(buffer) + 1)
         if first_only:
             early = _early(buffer, head, shortcuts=shortcuts)
             if early is not None:
@@ -486,12 +379,12 @@ class _Again(Exception):  # noqa: N818 - internal signal, never escapes
 
 def _check(
     buffer: Buffer, report: Report, *, shortcuts: bool, first_only: bool
-) -> tuple[_Valid | None, OffsetMap]:
+) -> tuple[Valid | None, OffsetMap]:
     # 1. length prefix, 2. header text
-    header_length = _read_prefix(buffer, report)
+    header_length = read_prefix(buffer, report)
     if header_length is None:
         return None, OffsetMap("", 0)
-    read = _read_text(buffer, header_length, report)
+    read = read_text(buffer, header_length, report)
     if read is None:
         return None, OffsetMap("", PREFIX_SIZE)
     text, start = read
@@ -516,17 +409,10 @@ def _check(
     finally:
         # A mapping cannot be closed while a view of it is alive.
         raw.release()
-    _check_tail(text, header.end, report)
+    check_tail(text, header.end, report)
     # 4. the byte buffer, judged when the entries make it meaningful
     if header.layout_ready and header.names_unique:
-        check_layout(
-            header,
-            text,
-            report,
-            data_start,
-            len(buffer) - data_start,
-            first_only=first_only,
-        )
+        check_layout(header, text, report, data_start, len(buffer) - data_start)
     if report:
         return None, to_offset
-    return _Valid(header_length, header.metadata, header.table), to_offset
+    return Valid(header_length, header.metadata, header.table), to_offset

@@ -193,15 +193,18 @@ def next_member(text: str, pos: int, closer: str) -> tuple[int, bool]:
     if char == ",":
         pos = ws(text, pos + 1)
         if text[pos : pos + 1] == closer:
-            raise JsonStop(
-                "JSON-SYNTAX",
-                pos,
-                f"trailing comma before {closer!r}, expected a value",
-            )
+            raise trailing_comma(pos, closer)
         return pos, True
     if char == closer:
         return pos + 1, False
     raise syntax(text, pos, f"',' or {closer!r}")
+
+
+def trailing_comma(pos: int, closer: str) -> JsonStop:
+    """Build the JSON-SYNTAX fault for a comma just before ``closer``."""
+    return JsonStop(
+        "JSON-SYNTAX", pos, f"trailing comma before {closer!r}, expected a value"
+    )
 
 
 def opening(text: str, pos: int, closer: str) -> tuple[int, bool]:

@@ -104,7 +104,9 @@ def _parser() -> argparse.ArgumentParser:
         "--all", action="store_true", help="list every violation, not the first"
     )
     check.add_argument(
-        "--json", action="store_true", help="print one JSON document (implies --all)"
+        "--json",
+        action="store_true",
+        help="print one JSON document, the form for scripts (implies --all)",
     )
     check.add_argument(
         "-q", "--quiet", action="store_true", help="print nothing for valid files"

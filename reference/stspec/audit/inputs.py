@@ -224,10 +224,11 @@ def entry(path: str, *, index: bool = False) -> Target:
     A name that cannot be looked at is left to the check, which reports why.
     """
     try:
-        mode = os.stat(path).st_mode
-        if not stat.S_ISREG(mode):
-            return Target(path, path, refused=f"not a regular file ({_kind(mode)})")
-        if os.stat(path).st_size == 0:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            kind = _kind(info.st_mode)
+            return Target(path, path, refused=f"not a regular file ({kind})")
+        if info.st_size == 0:
             _refuse_pseudo_file(path)
     except OSError:
         pass

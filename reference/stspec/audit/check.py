@@ -8,7 +8,7 @@ import time
 from stspec.audit.summary import Summary, summarize
 from stspec.errors import SafetensorsError
 from stspec.reader.pipeline import read, validate
-from stspec.rules import RULES_BY_ID, verdict_of
+from stspec.rules import verdict_of
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -92,25 +92,19 @@ def _check(task: Task) -> FileResult:
     except SafetensorsError as exc:
         omitted: dict[str, int] = {}
         errors: tuple[SafetensorsError, ...] = (exc,)
-        verdict = "rejected"
-        # A first violation of a MAY rule may be all there is: only the whole
-        # list can tell a tolerated file from an invalid one.
-        if task.every or RULES_BY_ID[exc.rule].level == "MAY":
+        # read() names a MAY rule only when the file breaks no MUST rule
+        # (READ-PRECEDENCE): such a file is tolerated.
+        verdict = verdict_of({exc.rule}).replace("invalid", "rejected")
+        if task.every:
             found = validate(task.path, mapped=False)
             # validate() lists at most so many violations per rule and
             # counts the rest (a list without the count lists them all).
+            # Empty when the file changed between read() and validate() (a
+            # download finishing): the violation read() found stands.
             if found:
-                listed = tuple(found)
-                verdict = verdict_of({error.rule for error in listed})
-                if task.every:
-                    errors = listed
-                    omitted = dict(getattr(found, "omitted", {}))
-            else:
-                # The file changed between read() and validate() (a download
-                # finishing): the violation read() found is the verdict.
-                verdict = verdict_of({exc.rule})
-            if not task.every and verdict == "invalid":
-                verdict = "rejected"
+                errors = tuple(found)
+                omitted = dict(getattr(found, "omitted", {}))
+            verdict = verdict_of({error.rule for error in errors})
         looks_like = None
         if errors[0].rule in _PREFIX_RULES:
             # Imported here, as _shards below: most files need neither, and

@@ -162,6 +162,8 @@ def _build(impl: Impl) -> None:
         "build": impl.build,
         "script": script.read_text(encoding="utf-8"),
     }
+    if impl.build_args:
+        stamp["args"] = list(impl.build_args)
     # A program built from a folder of matrix/wrappers/ (stcli): a changed
     # source must rebuild it, or the results would describe the old program.
     sources = REPO / "matrix" / "wrappers" / impl.wrapper
@@ -176,7 +178,7 @@ def _build(impl: Impl) -> None:
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    _check(["bash", str(script), str(folder)])
+    _check(["bash", str(script), str(folder), *impl.build_args])
     _write_stamp(folder, stamp)
 
 

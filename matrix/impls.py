@@ -34,6 +34,7 @@ class Impl:
     npm: tuple[str, ...] = ()
     apt: tuple[str, ...] = ()
     build: str | None = None  # script under matrix/build/
+    build_args: tuple[str, ...] = ()  # after DEST: what the script builds
     layer: str | None = None  # a name from LAYERS
     env: dict[str, str] = field(default_factory=dict)
     memory_limit_mib: int = 2048  # --memory-limit (cmd: programs)
@@ -204,6 +205,17 @@ IMPLS: Final = (
         "npm_safetensors.mjs",
         npm=("safetensors@0.0.1",),
         note="new SafeTensor(buffer)",
+    ),
+    Impl(
+        "go-nlpodyssey",
+        "github.com/nlpodyssey/safetensors (Go, 2025-02-09)",
+        "Go",
+        "cmd",
+        "go_nlpodyssey",
+        build="go_module.sh",
+        build_args=("go_nlpodyssey",),
+        note="safetensors.Deserialize over a read-only mmap; ReadMetadata for "
+        "__metadata__; 13 dtypes; a port of the HF crate",
     ),
 )
 

@@ -435,3 +435,13 @@ def test_duplicates_beyond_the_cap_are_counted(
     assert sum("SHARD-DUPLICATE at byte" in line for line in lines) == CAP
     assert f"{folder / SECOND}: SHARD-DUPLICATE: 5 more not shown" not in lines
     assert f"{folder / INDEX}: SHARD-DUPLICATE: 5 more not shown" in lines
+
+
+def test_inspect_writes_file_names_as_check_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "a: 9 tensors.safetensors"
+    path.write_bytes(GOOD)
+    status, out, _ = run(capsys, "inspect", str(path))
+    assert status == 0
+    assert out.splitlines()[0] == f"{tmp_path}/a\\x3a 9 tensors.safetensors: 1 tensor"

@@ -12,7 +12,14 @@ from stspec import SafetensorsError, read, validate, verdict_of
 from stspec._version import __version__
 from stspec.audit.command import Options, audit
 from stspec.audit.inputs import gather
-from stspec.audit.terminal import complain, count, out, out_json, violation_line
+from stspec.audit.terminal import (
+    complain,
+    count,
+    file_name,
+    out,
+    out_json,
+    violation_line,
+)
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -184,14 +191,16 @@ def _report(file: str, errors: Violations) -> dict[str, object]:
 
 def _inspect(file: str, *, as_json: bool, wait: float = 60.0) -> int:
     if os.path.isdir(file):  # noqa: PTH112 - a plain path string
-        complain(f"cannot inspect {file}: it is a folder, inspect takes one file")
+        complain(
+            f"cannot inspect {file_name(file)}: it is a folder, inspect takes one file"
+        )
         return TROUBLE
     # Pipes and devices are resolved as `check` resolves them: a FIFO does not
     # hang, /dev/zero is not a 0-byte file.
     with contextlib.ExitStack() as scratch:
         inputs = gather([file], wait=wait, scratch=scratch)
         if inputs.refused:
-            complain(f"cannot read {file}: {inputs.refused[0].reason}")
+            complain(f"cannot read {file_name(file)}: {inputs.refused[0].reason}")
             return TROUBLE
         return _inspect_file(inputs.targets[0].path, file, as_json=as_json)
 
@@ -257,7 +266,7 @@ def _description(
 
 
 def _table(file: str, opened: SafetensorsFile, layout: dict[str, int]) -> list[str]:
-    lines = [f"{file}: {count(len(opened.tensors), 'tensor')}", ""]
+    lines = [f"{file_name(file)}: {count(len(opened.tensors), 'tensor')}", ""]
     if opened.metadata is None:
         lines.append("metadata: none")
     else:
@@ -307,4 +316,4 @@ def _show(text: str, *, cut: bool = False) -> str:
 
 
 def _complain(file: str, exc: OSError) -> None:
-    complain(f"cannot read {file}: {exc.strerror or exc}")
+    complain(f"cannot read {file_name(file)}: {exc.strerror or exc}")

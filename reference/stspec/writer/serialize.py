@@ -94,12 +94,17 @@ def write(
     their handlers are Python's defaults, and temporaries of writers killed
     earlier are removed.  A replaced file keeps its permission bits (and its
     owner where allowed); a new one gets what ``open(path, "wb")`` gives.
-    Tensor data is streamed, never joined into one object.
+    ``path`` names the file ``open(path, "wb")`` would: ``link/../x`` is
+    resolved by the kernel, after the symlink.  Tensor data is streamed,
+    never joined into one object.
 
     Raises:
         SafetensorsError: as serialize() does, before any file is created.
         TypeError: as serialize() does.
-        OSError: the file cannot be created, written, renamed or synced.
+        IsADirectoryError: ``path`` ends in a separator, ``.`` or ``..``.
+        OSError: the file cannot be created, written, renamed or synced, or
+            the destination is a FIFO, a socket or a device (EEXIST: it is
+            never replaced).
         KeyboardInterrupt: Ctrl-C during the write (after the clean-up).
 
     """

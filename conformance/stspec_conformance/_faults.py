@@ -112,10 +112,15 @@ def _repad(layout: Layout, header: bytes | None = None) -> bytes:
 
 
 def _prefer(d: Drawn, options: Sequence[Option]) -> list[Option]:
-    """The options whose dtype (first item) the reader declares, else all."""
+    """All options, those whose dtype (first item) the reader declares first.
+
+    Undeclared dtypes stay in the draw: a reader that cannot read a dtype
+    must still refuse an invalid file using it (it cannot load it right).
+    """
     if d.allowed is None:
         return list(options)
-    return [o for o in options if o[0] in d.allowed] or list(options)
+    declared = [o for o in options if o[0] in d.allowed]
+    return declared + [o for o in options if o[0] not in d.allowed]
 
 
 _Fault = Callable[[st.DrawFn, Drawn], tuple[bytes, str]]
@@ -471,6 +476,9 @@ def _mismatch(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
                     ("F32", [2], 4),
                     ("F16", [], 4),
                     ("U8", [2, 2], 3),
+                    ("C64", [1], 4),
+                    ("F64", [1], 16),
+                    ("BF16", [3], 4),
                 ],
             )
         )

@@ -34,8 +34,10 @@ __all__ = [
     "RawTensor",
     "ValidFile",
     "dtype_names",
+    "edge_content",
     "encode",
     "metadata_maps",
+    "metadata_text",
     "nbytes_of",
     "shapes",
     "tensor_names",
@@ -107,9 +109,21 @@ def shapes(
 def _shapes(
     dtype: str, max_rank: int, max_dim: int
 ) -> st.SearchStrategy[tuple[int, ...]]:
-    return st.lists(st.integers(0, max_dim), max_size=max_rank).map(
+    drawn = st.lists(st.integers(0, max_dim), max_size=max_rank).map(
         functools.partial(_fix_bits, dtype)
     )
+    return st.one_of(drawn, drawn, drawn, _empty_high_rank(max_dim))
+
+
+def _with_zero(dims: list[int], at: int) -> tuple[int, ...]:
+    return tuple(0 if i == at % len(dims) else d for i, d in enumerate(dims))
+
+
+@functools.cache
+def _empty_high_rank(max_dim: int) -> st.SearchStrategy[tuple[int, ...]]:
+    """Empty tensors of rank 4 to 6 (a reader may report them as ``[0]``)."""
+    dims = st.lists(st.integers(0, max_dim), min_size=4, max_size=6)
+    return st.builds(_with_zero, dims, st.integers(0, 5))
 
 
 def nbytes_of(dtype: str, shape: Sequence[int]) -> int:
@@ -154,12 +168,23 @@ def _not_reserved(name: str) -> bool:
     return name != METADATA_KEY
 
 
+# Characters whose order differs between code points (the spec's order, UTF-8
+# byte order) and UTF-16 code units (JavaScript's default sort): U+E000-U+FFFF
+# sort after a surrogate pair in UTF-16, before it by code point.
+ORDER_SEPARATING: Final = "a\ue000\uff21\ufffd\U00010000\U0001f600"
+
+
 @functools.cache
 def tensor_names() -> st.SearchStrategy[str]:
-    """Tensor names: mostly ``layer.0.weight``-like, sometimes any Unicode."""
+    """Tensor names: mostly ``layer.0.weight``-like, sometimes any Unicode.
+
+    Some are drawn from characters that sort differently by UTF-16 code unit
+    than by code point, so a writer's order is pinned down.
+    """
     plain = st.text("abcdefghijklmnopqrstuvwxyz0123456789_.", min_size=1, max_size=12)
     anything = st.text(max_size=6)
-    return st.one_of(plain, plain, anything).filter(_not_reserved)
+    ordered = st.text(ORDER_SEPARATING, min_size=1, max_size=3)
+    return st.one_of(plain, plain, anything, ordered).filter(_not_reserved)
 
 
 def tensor_sets(
@@ -214,9 +239,89 @@ def metadata_maps(
 def _metadata_maps(
     max_size: int, empty: bool
 ) -> st.SearchStrategy[dict[str, str] | None]:
-    text = st.text(max_size=8)
-    maps = st.dictionaries(text, text, min_size=0 if empty else 1, max_size=max_size)
+    maps = st.builds(
+        _with_twins,
+        st.dictionaries(
+            metadata_text(),
+            metadata_text(),
+            min_size=0 if empty else 1,
+            max_size=max_size,
+        ),
+        st.sampled_from((0, 0, 0, 1)),
+        metadata_text(),
+        st.just(max_size),
+    )
     return st.one_of(st.none(), maps)
+
+
+# Values a reader might "clean": line endings (CR LF, CR, LF), other
+# whitespace at either end, U+2028, NUL.
+AWKWARD_TEXT: Final = (
+    "a\r\nb",
+    "\r\n",
+    "a\rb",
+    "x\n",
+    " lead",
+    "trail\t",
+    "\u2028\u00a0",
+    "\x00",
+)
+# Metadata keys equal only after Unicode normalisation (NFC, NFD, NFKC):
+# distinct keys a reader must keep apart.
+NORMALISATION_TWINS: Final = (("\u00e9", "e\u0301"), ("\u212b", "\u00c5"))
+
+
+@functools.cache
+def metadata_text() -> st.SearchStrategy[str]:
+    """Metadata keys and values: any short text, often awkward whitespace."""
+    return st.one_of(st.text(max_size=8), pick(AWKWARD_TEXT))
+
+
+def _with_twins(
+    drawn: dict[str, str], twins: int, value: str, max_size: int
+) -> dict[str, str]:
+    """Add a pair of keys that differ only in Unicode normalisation (size allowing)."""
+    if not twins or len(drawn) + 2 > max_size:
+        return drawn
+    first, second = NORMALISATION_TWINS[len(drawn) % len(NORMALISATION_TWINS)]
+    return {**drawn, first: value, second: value + "\r\n"}
+
+
+def edge_content(
+    dtypes: Iterable[str] | None = None,
+) -> tuple[dict[str, RawTensor], dict[str, str]]:
+    """Tensors and metadata that random draws reach only rarely.
+
+    For explicit examples, so every run has them: a tensor of every one of
+    ``dtypes`` (default: all 22), CR LF and other whitespace in metadata
+    values, keys equal only after Unicode normalisation, empty tensors of
+    rank 4 and 6, and names inserted out of order, two of which sort one way
+    by code point and the other by UTF-16 code unit.
+    """
+    names = [n for n in DTYPE_NAMES if dtypes is None or n in set(dtypes)]
+    first = "U8" if "U8" in names else names[0]
+    tensors = {
+        "z.empty4": (first, (2, 0, 3, 1), b""),
+        "\uff21": _edge_tensor(first, 5),
+        "\U0001f600": _edge_tensor(first, 6),
+        "a.empty6": (first, (1, 1, 1, 1, 1, 0), b""),
+    }
+    tensors.update({name.lower(): _edge_tensor(name, 7) for name in names})
+    metadata = {
+        "crlf": "line 1\r\nline 2\r\n",
+        "cr": "a\rb",
+        "spaces": " \t both ends \t ",
+        **{composed: "composed" for composed, _ in NORMALISATION_TWINS},
+        **{decomposed: "decomposed" for _, decomposed in NORMALISATION_TWINS},
+    }
+    return tensors, metadata
+
+
+def _edge_tensor(dtype: str, seed: int) -> RawTensor:
+    shape = _fix_bits(dtype, (4,))
+    modulus = 2 if dtype == "BOOL" else 256
+    data = bytes((seed + 3 * i) % modulus for i in range(nbytes_of(dtype, shape)))
+    return dtype, shape, data
 
 
 # --- the model-side encoder ---------------------------------------------------------
@@ -428,8 +533,8 @@ def drawn_parts(
     elif with_metadata:
         metadata = draw(
             st.dictionaries(
-                st.text(max_size=8),
-                st.text(max_size=8),
+                metadata_text(),
+                metadata_text(),
                 min_size=0 if empty_metadata else 1,
                 max_size=3,
             )

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
     from pathlib import Path
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "Allowance",
     "Limits",
     "header_length",
+    "request_size",
 ]
 
 MIB: Final = 1024 * 1024
@@ -58,6 +60,32 @@ def header_length(path: str | Path, length: int) -> int:
         return 0
     (stated,) = struct.unpack("<Q", prefix)
     return int(min(stated, max(0, length - 8)))
+
+
+# A character of a name, key or value takes at most six bytes once written
+# (``\\u0001``), so a save request's header share is six bytes a character.
+ESCAPED_CHAR_BYTES: Final = 6
+
+
+def request_size(
+    tensors: Mapping[str, tuple[str, Sequence[int], bytes]],
+    metadata: Mapping[str, object] | None,
+) -> int:
+    """The bytes a save request stands for: its tensors' plus its header at worst."""
+    texts: list[object] = [*tensors, *(metadata or {}).items()]
+    chars = sum(len(t) + 2 for t in _strings(texts))
+    data = sum(len(d) for _, _, d in tensors.values())
+    return data + ESCAPED_CHAR_BYTES * chars
+
+
+def _strings(values: list[object]) -> list[str]:
+    found: list[str] = []
+    for value in values:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, tuple):
+            found.extend(_strings(list(value)))
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +119,7 @@ class Limits:
     memory_budget: int = 64 * MIB  # --memory-budget: on top of the file's share
 
     def for_size(self, size: int, *, cpu_seconds: float | None = None) -> Allowance:
-        """The allowance for handling ``size`` bytes (a save request)."""
+        """The allowance for handling ``size`` bytes (see :func:`request_size`)."""
         base = self.cpu_seconds if cpu_seconds is None else cpu_seconds
         extra = size / CPU_BYTES_PER_SECOND
         return Allowance(

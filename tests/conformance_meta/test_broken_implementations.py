@@ -133,6 +133,67 @@ CASES = {
         ["test_writer_refuses_size_mismatch"],
         "invalid file",
     ),
+    # issue 24.2: an undeclared dtype excuses a refusal, never an acceptance
+    "skips_undeclared_sizes": (
+        "SIZE-MATCH or y_dtype_c64_values or y_dtype_f32_values",
+        ["test_single_fault_rejected[SIZE-MATCH/shape-disagrees]"],
+        ["test_must_accept[y_dtype_f32_values]"],
+        "C64",
+    ),
+    # issue 24.4: content the explicit examples put in every run
+    **{
+        module: (
+            (
+                "test_valid_file or test_reference_written or y_structure_shape_rank_8 "
+                "or y_structure_metadata_json_in_string"
+            ),
+            [
+                "test_valid_file_loads_exactly",
+                "test_reference_written_file_loads_equal",
+            ],
+            [
+                "test_must_accept[y_structure_shape_rank_8]",
+                "test_must_accept[y_structure_metadata_json_in_string]",
+            ],
+            "different content",
+        )
+        for module in (
+            "normalises_line_endings",
+            "normalises_metadata_keys",
+            "flattens_empty_shapes",
+        )
+    },
+    # issue 24.5: every refusal WRITE-VALID implies, for every writer
+    "writer_lax": (
+        "test_writer_refuses or test_writer_exact or test_writer_dtype and F32",
+        [
+            "test_writer_refuses_partial_byte[F4-3]",
+            "test_writer_refuses_partial_byte[F6_E2M3-1]",
+            "test_writer_refuses_partial_byte[F6_E3M2-2]",
+            "test_writer_refuses_header_over_limit",
+            "test_writer_refuses_unknown_dtype",
+            "test_writer_refuses_lone_surrogate_name",
+            "test_writer_refuses_overflowing_shape",
+            "test_writer_exact_integers",
+        ],
+        [
+            "test_writer_refuses_reserved_name",
+            "test_writer_refuses_size_mismatch",
+            "test_writer_refuses_non_string_metadata",
+            "test_writer_dtype[F32]",
+        ],
+        "wrote",
+    ),
+    # issue 24.6: inputs that separate the spec's order from near misses
+    **{
+        module: (
+            "test_writer_output",
+            ["test_writer_output_canonical"],
+            ["test_writer_output_valid_and_equal"],
+            "not canonical",
+        )
+        for module in ("writer_insertion_order", "writer_utf16_order")
+    },
 }
 
 

@@ -42,6 +42,7 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from stspec_conformance._capabilities import Capabilities
+from stspec_conformance._limits import request_size
 from stspec_conformance._minimal import minimal_file
 from stspec_conformance._model import Outcome
 from stspec_conformance.adapters._base import (
@@ -193,8 +194,9 @@ class IsolatedAdapter(Adapter):
     ) -> Outcome:
         """Save in a forked child (the request's bytes are the memory share)."""
         plain = {n: (d, tuple(s), bytes(b)) for n, (d, s, b) in tensors.items()}
-        size = sum(len(b) for _, _, b in plain.values())
-        allowance = self.limits.for_size(size, cpu_seconds=timeout)
+        allowance = self.limits.for_size(
+            request_size(plain, metadata), cpu_seconds=timeout
+        )
         request = ("save", path, plain, None if metadata is None else dict(metadata))
         return self._call((*request, allowance), allowance)
 

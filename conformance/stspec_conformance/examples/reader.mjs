@@ -199,11 +199,17 @@ function utf8Compare(a, b) {
   return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
+// JSON.stringify writes a lone surrogate as an escape, which no reader accepts.
+function wellFormed(text, what) {
+  if (!text.isWellFormed()) reject("JSON-SURROGATE", `${what} holds a lone surrogate`);
+}
+
 function serialize(request) {
   const metadata = request.metadata ?? null;
   const entries = [];
   for (const [name, t] of Object.entries(request.tensors ?? {})) {
     if (name === "__metadata__") reject("WRITE-RESERVED", "a tensor may not be named __metadata__");
+    wellFormed(name, "the tensor name");
     if (!BITS.has(t.dtype)) reject("DTYPE-NAME", `unknown dtype ${JSON.stringify(t.dtype)}`);
     const dims = t.shape.map((dim, i) => exactInteger(dim, `dimension ${i}`));
     const bits = bitCount(t.dtype, dims);
@@ -218,6 +224,8 @@ function serialize(request) {
     const keys = Object.keys(metadata).sort(utf8Compare);
     for (const key of keys) {
       if (typeof metadata[key] !== "string") reject("META-STRING", `metadata ${JSON.stringify(key)} is not a string`);
+      wellFormed(key, "a metadata key");
+      wellFormed(metadata[key], "a metadata value");
     }
     parts.push(`"__metadata__":{${keys.map((k) => `${JSON.stringify(k)}:${JSON.stringify(metadata[k])}`).join(",")}}`);
   }
@@ -229,6 +237,7 @@ function serialize(request) {
   }
   let head = Buffer.from(`{${parts.join(",")}}`, "utf8");
   const pad = (8 - ((8 + head.length) % 8)) % 8;
+  if (BigInt(head.length + pad) > MAX_HEADER) reject("HEADER-LIMIT", `the header would be ${head.length + pad} bytes`);
   head = Buffer.concat([head, Buffer.alloc(pad, 0x20)]);
   const prefix = Buffer.alloc(8);
   prefix.writeBigUInt64LE(BigInt(head.length));

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 pytestmark = pytest.mark.stspec_writer
 
+BITS = {dt.name: dt.bits for dt in stspec.DTYPES}
+
 
 @pytest.fixture(scope="module")
 def writer(suite: SuiteState) -> Adapter:
@@ -186,41 +188,56 @@ def _refused(
 
 
 @pytest.mark.stspec_rules("WRITE-VALID", "WRITE-FIDELITY")
-@given(data=st.data())
 def test_writer_output_valid_and_equal(
-    data: st.DataObject,
-    writer: Adapter,
-    suite: SuiteState,
-    scratch: Path,
-    request: pytest.FixtureRequest,
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
 ) -> None:
     """Random tensor sets come out valid (strict reference) and decode equal."""
-    tensors = data.draw(sts.tensor_sets(dtypes=writer.save_dtypes), label="tensors")
-    metadata = data.draw(sts.metadata_maps(), label="metadata")
-    assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
-    path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
-    _valid_and_equal(path, tensors, metadata, request.node)
+    edge = sts.edge_content(writer.save_dtypes)
+
+    @given(
+        tensors=sts.tensor_sets(dtypes=writer.save_dtypes),
+        metadata=sts.metadata_maps(),
+    )
+    @example(tensors=edge[0], metadata=edge[1])
+    def check(
+        tensors: dict[str, sts.RawTensor], metadata: dict[str, str] | None
+    ) -> None:
+        assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
+        path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
+        _valid_and_equal(path, tensors, metadata, request.node)
+
+    check()
 
 
 @pytest.mark.stspec_rules("WRITE-CANONICAL")
-@given(data=st.data())
 def test_writer_output_canonical(
-    data: st.DataObject,
     canonical_writer: Adapter,
     suite: SuiteState,
     scratch: Path,
     request: pytest.FixtureRequest,
 ) -> None:
-    """The bytes are the canonical form (WRITE-CANONICAL), metadata of <= 1 key."""
-    tensors = data.draw(
-        sts.tensor_sets(dtypes=canonical_writer.save_dtypes), label="tensors"
+    """The bytes are the canonical form (WRITE-CANONICAL), metadata of <= 1 key.
+
+    The explicit example inserts tensors of one dtype out of name order, two
+    of them named so that UTF-16 code-unit order (JavaScript's default sort)
+    differs from the spec's code-point order.
+    """
+    writer = canonical_writer
+    edge = sts.edge_content(writer.save_dtypes)
+
+    @given(
+        tensors=sts.tensor_sets(dtypes=writer.save_dtypes),
+        metadata=sts.metadata_maps(max_size=1),
     )
-    metadata = data.draw(sts.metadata_maps(max_size=1), label="metadata")
-    assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
-    path = _save(
-        canonical_writer, scratch, tensors, metadata, suite.timeout, request.node
-    )
-    _canonical(path, tensors, metadata, request.node)
+    @example(tensors=edge[0], metadata={"crlf": edge[1]["crlf"]})
+    def check(
+        tensors: dict[str, sts.RawTensor], metadata: dict[str, str] | None
+    ) -> None:
+        assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
+        path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
+        _canonical(path, tensors, metadata, request.node)
+
+    check()
 
 
 @pytest.mark.stspec_rules("WRITE-CANONICAL")
@@ -329,22 +346,123 @@ def test_writer_refuses_size_mismatch(
 
 
 @pytest.mark.stspec_rules("WRITE-VALID", "SIZE-BITS")
+@pytest.mark.parametrize(
+    ("dtype", "count"), [("F4", 3), ("F6_E2M3", 1), ("F6_E3M2", 2)]
+)
 def test_writer_refuses_partial_byte(
-    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+    dtype: str,
+    count: int,
+    writer: Adapter,
+    suite: SuiteState,
+    scratch: Path,
+    request: pytest.FixtureRequest,
 ) -> None:
-    """A sub-byte tensor that does not fill whole bytes is refused (SIZE-BITS)."""
-    if "F4" not in writer.save_dtypes:
-        _outcomes.not_applicable(
-            "the writer does not declare F4 in write_dtypes", request.node
-        )
+    """A sub-byte tensor that does not fill whole bytes is refused (SIZE-BITS).
+
+    Whatever the writer declares: a file it writes must be valid, so a dtype it
+    cannot write is refused too.  The corrected request uses the same dtype
+    at four elements when the writer declares it, else a dtype it declares.
+    """
+    bits = count * BITS[dtype]
+    bad = {"t": (dtype, (count,), bytes(-(-bits // 8)))}
+    corrected = (
+        {"t": (dtype, (4,), bytes(sts.nbytes_of(dtype, (4,))))}
+        if dtype in writer.save_dtypes
+        else _small(writer)
+    )
     _refused(
         writer,
         scratch,
-        ({"t": ("F4", (3,), b"\x00\x00")}, None, "F4 [3] (12 bits)"),
-        ({"t": ("F4", (4,), b"\x00\x00")}, None),
+        (bad, None, f"{dtype} [{count}] ({bits} bits)"),
+        (corrected, None),
         suite.timeout,
         request.node,
     )
+
+
+@pytest.mark.stspec_rules("WRITE-VALID", "HEADER-LIMIT")
+def test_writer_refuses_header_over_limit(
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+) -> None:
+    """A request whose header would exceed 100,000,000 bytes is refused.
+
+    The metadata value is 16,666,667 U+0001 characters, each written as the
+    six-byte escape ``\\u0001``: a small request, a header just over the limit.
+    """
+    value = "\x01" * -(-stspec.MAX_HEADER_SIZE // 6)
+    _refused(
+        writer,
+        scratch,
+        (_small(writer), {"k": value}, f"a header over {stspec.MAX_HEADER_SIZE} bytes"),
+        (_small(writer), {"k": "\x01"}),
+        suite.timeout,
+        request.node,
+    )
+
+
+@pytest.mark.stspec_rules("WRITE-VALID", "DTYPE-NAME")
+def test_writer_refuses_unknown_dtype(
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+) -> None:
+    """A dtype the spec does not name (``F128``) is refused (DTYPE-NAME)."""
+    _refused(
+        writer,
+        scratch,
+        ({"t": ("F128", (1,), bytes(16))}, None, "a tensor of dtype F128"),
+        (_small(writer), None),
+        suite.timeout,
+        request.node,
+    )
+
+
+@pytest.mark.stspec_rules("WRITE-VALID", "JSON-SURROGATE")
+def test_writer_refuses_lone_surrogate_name(
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+) -> None:
+    """A tensor name holding a lone surrogate (U+D800) is refused (JSON-SURROGATE)."""
+    small = _small(writer)
+    _refused(
+        writer,
+        scratch,
+        ({"w\ud800": small["t"]}, None, "a tensor named 'w\\ud800'"),
+        ({"w": small["t"]}, None),
+        suite.timeout,
+        request.node,
+    )
+
+
+@pytest.mark.stspec_rules("WRITE-VALID", "SIZE-OVERFLOW")
+def test_writer_refuses_overflowing_shape(
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+) -> None:
+    """``[2^32, 2^32]`` over no bytes: 2^64 elements, 0 only modulo 2^64."""
+    dtype = "F32" if "F32" in writer.save_dtypes else min(writer.save_dtypes)
+    _refused(
+        writer,
+        scratch,
+        ({"t": (dtype, (2**32, 2**32), b"")}, None, f"{dtype} [2^32, 2^32] in 0 bytes"),
+        ({"t": (dtype, (2, 4), bytes(sts.nbytes_of(dtype, (2, 4))))}, None),
+        suite.timeout,
+        request.node,
+    )
+
+
+@pytest.mark.stspec_rules("WRITE-VALID", "NUM-RANGE")
+def test_writer_exact_integers(
+    writer: Adapter, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+) -> None:
+    """Dimensions 2^64-1 and 2^53+1 (of empty tensors) are written exactly.
+
+    A writer that passes integers through doubles writes 2^64 (out of range)
+    and 2^53.
+    """
+    dtype = _small(writer)["t"][0]
+    tensors = {
+        "u64max": (dtype, (2**64 - 1, 0), b""),
+        "odd": (dtype, (0, 2**53 + 1), b""),
+    }
+    path = _save(writer, scratch, tensors, None, suite.timeout, request.node)
+    _valid_and_equal(path, tensors, None, request.node)
 
 
 @pytest.mark.stspec_rules("WRITE-VALID", "META-STRING")

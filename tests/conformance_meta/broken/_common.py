@@ -71,3 +71,57 @@ def forgiving(rules: Iterable[str], **naive: Any) -> Callable[[str], Loaded]:
 
 def classify(exc: BaseException) -> str | None:
     return getattr(exc, "rule", None)
+
+
+Tensors = dict[str, tuple[str, list[int], bytes]]
+
+
+def _padded(header: bytes, buffer: bytes) -> bytes:
+    header += b" " * (-(8 + len(header)) % 8)
+    return struct.pack("<Q", len(header)) + header + buffer
+
+
+def lax_bytes(tensors: Tensors, metadata: dict[str, str] | None) -> bytes:
+    """Encode a request in insertion order with Python's json, checking nothing."""
+    header: dict[str, Any] = {} if metadata is None else {"__metadata__": metadata}
+    buffer = b""
+    for name, (dtype, shape, data) in tensors.items():
+        # a double for every number, as JSON libraries without integers have
+        dims = [int(float(d)) for d in shape]
+        header[name] = {
+            "dtype": dtype,
+            "shape": dims,
+            "data_offsets": [len(buffer), len(buffer) + len(data)],
+        }
+        buffer += bytes(data)
+    return _padded(json.dumps(header, separators=(",", ":")).encode(), buffer)
+
+
+def reordered_bytes(
+    tensors: Tensors,
+    metadata: dict[str, str] | None,
+    key: Callable[[str], Any],
+) -> bytes:
+    """The canonical form, except tensors of one dtype are ordered by ``key``.
+
+    Each member's text is the reference writer's, so only the order differs.
+    """
+    rank = {dt.name: i for i, dt in enumerate(stspec.DTYPES)}
+    names = sorted(tensors, key=lambda n: (-rank[tensors[n][0]], key(n)))
+    parts: list[bytes] = []
+    if metadata is not None:
+        parts.append(_members(stspec.serialize({}, metadata)))
+    buffer = b""
+    for name in names:
+        dtype, shape, data = tensors[name]
+        alone = _members(stspec.serialize({name: (dtype, shape, data)}, None))
+        head, _ = alone.rsplit(b'"data_offsets":[', 1)
+        end = len(buffer) + len(data)
+        parts.append(head + b'"data_offsets":[%d,%d]}' % (len(buffer), end))
+        buffer += bytes(data)
+    return _padded(b"{" + b",".join(parts) + b"}", buffer)
+
+
+def _members(data: bytes) -> bytes:
+    (n,) = struct.unpack("<Q", data[:8])
+    return data[8 : 8 + n].rstrip(b" ")[1:-1]

@@ -32,6 +32,7 @@ from stspec_conformance._files import (
 )
 
 Option = TypeVar("Option", bound=tuple[Any, ...])
+_META: Final = json.dumps(METADATA_KEY)
 
 __all__ = [
     "CORRUPTION_KINDS",
@@ -156,7 +157,7 @@ def _bad_utf8(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
         m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)
     ]
     d.layout.members.insert(
-        0, Entry(json.dumps(METADATA_KEY), [], raw='{"k":"@@BAD@@"}')
+        0, Entry(_META, [], raw="{" + d.filler_meta + '"k":"@@BAD@@"}')
     )
     header = d.layout.header().replace(b"@@BAD@@", b"x" + bad + b"y")
     return _repad(d.layout, header), f"a metadata value holds the bytes {bad!r}"
@@ -277,7 +278,7 @@ def _dup_meta(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
         m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)
     ]
     d.layout.members.insert(
-        0, Entry(json.dumps(METADATA_KEY), [], raw='{"k":' + value + "}")
+        0, Entry(_META, [], raw="{" + d.filler_meta + '"k":' + value + "}")
     )
     return _repad(d.layout), "a metadata key appears twice"
 
@@ -400,9 +401,7 @@ def _meta_value(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
     d.layout.members = [
         m for m in d.layout.members if m.key != json.dumps(METADATA_KEY)
     ]
-    d.layout.members.insert(
-        0, Entry(json.dumps(METADATA_KEY), [], raw=f'{{"k":{value}}}')
-    )
+    d.layout.members.insert(0, Entry(_META, [], raw=f'{{{d.filler_meta}"k":{value}}}'))
     return _repad(d.layout), f"a metadata value {value}"
 
 
@@ -552,12 +551,49 @@ def _trailing(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
 CORRUPTION_KINDS: Final[tuple[str, ...]] = tuple(_FAULTS)
 
 
+# A late fault follows more than 1,000 tensors and 128 metadata keys, and
+# its bytes sit past the first 64 KiB of the header: limits a reader's checks
+# may stop at.
+LATE_TENSORS: Final = (1_100, 1_500)
+LATE_KEYS: Final = (130, 160)
+_LATE_VALUE: Final = "v" * 500
+
+
+def _bulk(draw: st.DrawFn, d: Drawn) -> None:
+    """Put many tensors and metadata keys before everything a fault adds."""
+    count = draw(st.integers(*LATE_TENSORS))
+    names = [f"bulk.{i:05d}" for i in range(count)]
+    for entry in d.layout.members:
+        if entry.raw is None:
+            begin, end = json.loads(entry.fields[_field(entry, "data_offsets")][1])
+            _set_field(entry, "data_offsets", json.dumps([begin + count, end + count]))
+    filler = [member(name, "U8", [1], i, i + 1) for i, name in enumerate(names)]
+    d.layout.members[:0] = filler
+    d.layout.buffer = bytes(i % 251 + 1 for i in range(count)) + d.layout.buffer
+    d.tensors.update(
+        {name: ("U8", (1,), bytes([i % 251 + 1])) for i, name in enumerate(names)}
+    )
+    keys = {f"bulk.{i:03d}": _LATE_VALUE for i in range(draw(st.integers(*LATE_KEYS)))}
+    d.filler_meta = "".join(
+        f"{json.dumps(k)}:{json.dumps(v)}," for k, v in keys.items()
+    )
+    meta = next((m for m in d.layout.members if m.key == _META), None)
+    if meta is None:
+        d.layout.members.insert(0, Entry(_META, [], raw="{" + d.filler_meta[:-1] + "}"))
+        d.metadata = keys
+    else:
+        rest = (meta.raw or "{}")[1:]
+        meta.raw = "{" + (d.filler_meta if rest != "}" else d.filler_meta[:-1]) + rest
+        d.metadata = {**keys, **(d.metadata or {})}
+
+
 @st.composite
 def _corruption(
     draw: st.DrawFn,
     kind: str,
     dtypes: frozenset[str] | None,
     empty_metadata: bool,
+    late: bool,
 ) -> Corruption:
     drawn = draw(
         drawn_parts(
@@ -567,7 +603,11 @@ def _corruption(
             empty_metadata=empty_metadata,
         )
     )
+    if late:
+        _bulk(draw, drawn)
     data, description = _FAULTS[kind](draw, drawn)
+    if late:
+        description += " (late: after the bulk of a large header)"
     named = {t[0] for t in drawn.tensors.values()} | drawn.extra_dtypes
     return Corruption(data, kind.split("/", 1)[0], kind, description, frozenset(named))
 
@@ -577,8 +617,14 @@ def corruptions(
     kinds: Iterable[str] | None = None,
     dtypes: Iterable[str] | None = None,
     empty_metadata: bool = True,
+    late: bool = False,
 ) -> st.SearchStrategy[Corruption]:
     """Files with exactly one fault, of the given kinds (default: all).
+
+    ``late=True`` puts the fault after 1,100-1,500 tensors and 130-160
+    metadata keys of about 500 bytes each: past the first 1,000 entries, the
+    first 128 keys and the first 64 KiB of the header (a header of about
+    150 kB).
 
     ``Corruption.rule`` is the MUST rule the fault breaks: the one the strict
     reference reports (for ``OFFSETS-ORDER`` it reports the size and bounds
@@ -590,9 +636,10 @@ def corruptions(
     chosen = check_choice("kinds", kinds, CORRUPTION_KINDS, "corruption kinds")
     only = check_dtypes("dtypes", dtypes)
     check_flag("empty_metadata", empty_metadata)
+    check_flag("late", late)
     return st.one_of(
         *(
-            _corruption(kind, only, empty_metadata)
+            _corruption(kind, only, empty_metadata, late)
             for kind in chosen or CORRUPTION_KINDS
         )
     )

@@ -511,6 +511,9 @@ class Drawn:
     allowed: frozenset[str] | None = None
     # dtypes a fault wrote into the header beyond those of ``tensors``
     extra_dtypes: set[str] = field(default_factory=set)
+    # metadata members (JSON text, each followed by a comma) a fault that
+    # rewrites ``__metadata__`` keeps before its own key (late faults)
+    filler_meta: str = ""
 
 
 @st.composite

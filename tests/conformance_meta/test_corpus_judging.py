@@ -101,3 +101,22 @@ def test_malformed_acceptance_of_an_invalid_file_is_an_acceptance(
     assert run.report["summary"]["rules_violated"] == {
         "LAYOUT-HOLE": ["n_layout_hole_between_tensors"]
     }
+
+
+def test_a_rejects_type_rejects_whatever_its_words(tmp_path: Path) -> None:
+    # issue 24.7: "... would run out of memory" from a REJECTS type is the
+    # reader's judgement, not a failed allocation (it used to be resource)
+    run = run_suite(
+        str(JUDGED / "memory_words_reader.py"),
+        "-k",
+        "n_prefix_n_2pow32 or n_layout_hole_between_tensors or n_prefix_file_empty "
+        "or n_json_nan_in_shape or y_dtype_f32_values",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 0, run.output[-3000:]
+    assert set(run.results.values()) == {"passed"}, run.results
+    assert len(run.results) == 5
+    words = {t["message"] for t in run.report["tests"] if t["message"]}
+    said = " ".join(str(w) for w in words)
+    for phrase in ("run out of memory", "Cannot allocate", "bad_alloc", "allocation"):
+        assert phrase in said, words

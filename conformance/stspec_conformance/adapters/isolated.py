@@ -266,18 +266,30 @@ def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
     if rss_before is not None and high is not None:
         outcome.peak_memory = max(0, high - rss_before) * 1024
     outcome.memory_allowance = allowance.memory
-    # An allocator may refuse with an ordinary exception (torch's
-    # RuntimeError): under the allowance that is a resource outcome too.
-    if outcome.exception == "MemoryError" or (
-        outcome.status in {"rejected", "crashed"}
-        and OUT_OF_MEMORY.search(outcome.message)
-    ):
+    if _allocator_refused(adapter, outcome):
         outcome.status = "resource"
         outcome.message = (
             f"an allocation failed under the memory allowance "
             f"({allowance.describe()}): {outcome.message}"
         )
     return outcome
+
+
+def _allocator_refused(adapter: InProcessAdapter, outcome: Outcome) -> bool:
+    """Whether a load or save failed because an allocation was refused.
+
+    A MemoryError always; an exception outside ``REJECTS`` (any ordinary one
+    when the adapter declares none) whose message says an allocation failed,
+    as torch's RuntimeError does.  An exception of a ``REJECTS`` type is the
+    reader's judgement on the file, whatever its words ("... would run out
+    of memory" is a fine reason to reject).
+    """
+    if outcome.exception == "MemoryError":
+        return True
+    outside = outcome.status == "crashed" or (
+        outcome.status == "rejected" and adapter.rejects is None
+    )
+    return outside and OUT_OF_MEMORY.search(outcome.message) is not None
 
 
 def _work(adapter: InProcessAdapter, requests_fd: int, answers_fd: int) -> None:

@@ -2,6 +2,8 @@
 
 Node ids name the rule and the fault (``test_single_fault_rejected[LAYOUT-HOLE/gap]``).
 With --check-rules the implementation's classification must be that rule.
+Each kind is also drawn late in a large header (after more than 1,000
+tensors and 128 metadata keys, past the first 64 KiB), a few examples a run.
 Files are built around the fault from the implementation's declared dtypes;
 every fault is visible from the prefix, the header and the file's length, so
 no declaration (header-only validators included) makes one not applicable.
@@ -12,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 
 from stspec_conformance import _outcomes, _props, _verdicts
 from stspec_conformance import strategies as sts
@@ -20,7 +22,14 @@ from stspec_conformance import strategies as sts
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from hypothesis.strategies import SearchStrategy
+
     from stspec_conformance._state import SuiteState
+
+
+# Late faults (after 1,000 tensors, 128 metadata keys and 64 KiB of header)
+# drawn in every run besides the default draws.
+LATE_EXAMPLES = 3
 
 
 @pytest.mark.parametrize("kind", sts.CORRUPTION_KINDS)
@@ -30,13 +39,6 @@ def test_single_fault_rejected(
     """A valid file with exactly this one fault is rejected."""
     caps = suite.adapter.capabilities
 
-    @given(
-        corruption=sts.corruptions(
-            kinds=[kind],
-            dtypes=caps.read_dtypes,
-            empty_metadata=caps.metadata_presence,
-        )
-    )
     def check(corruption: sts.Corruption) -> None:
         path = _props.put(scratch, corruption.data)
         outcome = suite.adapter.attempt_load(path, timeout=suite.timeout)
@@ -61,4 +63,15 @@ def test_single_fault_rejected(
                 f"expected {corruption.rule}: {story}"
             )
 
-    check()
+    def drawn(*, late: bool) -> SearchStrategy[sts.Corruption]:
+        return sts.corruptions(
+            kinds=[kind],
+            dtypes=caps.read_dtypes,
+            empty_metadata=caps.metadata_presence,
+            late=late,
+        )
+
+    given(corruption=drawn(late=False))(check)()
+    # the same fault late in a large header, a few examples in every run
+    late_examples = max(LATE_EXAMPLES, settings().max_examples // 8)
+    settings(max_examples=late_examples)(given(corruption=drawn(late=True))(check))()

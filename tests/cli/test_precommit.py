@@ -75,3 +75,17 @@ def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
     # Only the staged shard is passed: it is judged as a file.
     assert f"{SECOND}: LAYOUT-TRAILING at byte " in done.stdout
     assert INDEX not in done.stdout
+
+
+def test_the_hook_manifest_is_what_pre_commit_accepts() -> None:
+    done = subprocess.run(
+        [str(PRE_COMMIT), "validate-manifest", str(ROOT / ".pre-commit-hooks.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
+    # An index and its shards must arrive in one call to be checked as a model.
+    assert "require_serial: true" in text

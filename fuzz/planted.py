@@ -59,12 +59,12 @@ PLANTS: Final = {
         "RecursionError escapes: the depth bound always says shallow, and the "
         "C decoder's RecursionError is no longer caught (two lines)",
         (
-            ("reader/strict_json.py",
+            ("reader/fast.py",
              "            self._shallow = nests_shallowly(self.raw)\n",
              "            self._shallow = True\n"),
-            ("reader/strict_json.py",
-             "        except (ValueError, RecursionError, _Doubt):\n",
-             "        except (ValueError, _Doubt):\n"),
+            ("reader/fast.py",
+             "            except (ValueError, RecursionError, _Doubt):\n",
+             "            except (ValueError, _Doubt):\n"),
         ),
     ),
 }  # fmt: skip

@@ -16,15 +16,12 @@ the fuzzers compare every verdict with the plain path's.
 from __future__ import annotations
 
 import re
-from array import array
 from functools import cache, partial
 from math import prod
 
 from stspec.dtypes import BITS, RANK
-from stspec.errors import shown
 from stspec.reader.first import Settled, parse_fault, rest, settles
 from stspec.reader.header import (
-    ARRAY,
     FIELDS,
     METADATA_KEY,
     Header,
@@ -38,36 +35,42 @@ from stspec.reader.header import (
     metadata_member,
     not_an_entry,
     not_metadata,
+    read_field,
     repeated_name,
     too_big,
+    unknown_member,
 )
 from stspec.reader.strict_json import (
     INT,
     PLAIN_STRING,
+    SURROGATE_ESCAPE,
     WS,
     Number,
+    Path,
     Text,
-    array_to_count,
     check_surrogates,
     member_name,
     nests,
+    nests_shallowly,
     next_member,
     opening,
     skip,
     string,
     syntax,
     trailing_comma,
-    value,
 )
 from stspec.rules import U64_MAX
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import json
+    from array import array
     from types import ModuleType
     from typing import Final
 
     from stspec.reader.report import Report
+    from stspec.reader.strict_json import FaultSink
 
 __all__ = ["FastHeader", "FastScan", "Settled", "scan"]
 
@@ -127,6 +130,121 @@ _PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ESCAPED_NAME}{_W}(,?){_W}
 _SHAPES_KEPT: Final = 1024
 
 
+# Values nobody reads, checked by the C decoder ----------------------------
+
+
+class FastText(Text):
+    """Header text whose values nobody reads the C decoder may check.
+
+    raw: the header bytes, for the nesting bound (computed when first needed)
+    """
+
+    __slots__ = ("_shallow", "raw")
+
+    def __init__(self, text: str, fault: FaultSink, raw: memoryview) -> None:
+        super().__init__(text, fault)
+        self.raw = raw
+        self._shallow: bool | None = None
+
+    @property
+    def shallow(self) -> bool:
+        """Whether nothing nests deeper than MAX_DEPTH (a recursive decoder is safe)."""
+        if self._shallow is None:
+            self._shallow = nests_shallowly(self.raw)
+        return self._shallow
+
+    def skip_container(self, pos: int, depth: int, path: Path) -> int:
+        """Check the array or object at ``pos`` without building it; return its end.
+
+        The C decoder does it when the header nests shallowly (it recurses)
+        and the value needs nothing it cannot see; anything it doubts, the
+        parser redoes, to report the fault where it is.
+        """
+        if self.shallow:
+            try:
+                _, end = _skipper().raw_decode(self.text, pos)
+            except (ValueError, RecursionError, _Doubt):
+                pass
+            else:
+                if not (
+                    self.surrogates and SURROGATE_ESCAPE.search(self.text, pos, end)
+                ):
+                    return end
+        return super().skip_container(pos, depth, path)
+
+
+class _Doubt(Exception):  # noqa: N818 - internal signal, never escapes
+    pass
+
+
+def _distinct(pairs: list[tuple[str, object]]) -> None:
+    if len({name for name, _ in pairs}) != len(pairs):
+        raise _Doubt
+
+
+def _refuse(_token: str) -> None:
+    raise _Doubt
+
+
+@cache
+def _skipper() -> json.JSONDecoder:
+    """Check a value without keeping it.
+
+    Numbers become their length, objects are only looked at for repeated
+    names.  Made on first use, as _counter(): json costs start-up time.
+    """
+    import json  # noqa: PLC0415
+
+    return json.JSONDecoder(
+        object_pairs_hook=_distinct,
+        parse_int=len,
+        parse_float=len,
+        parse_constant=_refuse,
+    )
+
+
+def _int_token(token: str) -> object:
+    # What the parser makes of a number token: an int only when plain.
+    return int(token) if len(token) <= 20 and token[0] != "-" else Number(token)
+
+
+def _checked_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    _distinct(pairs)
+    return {}
+
+
+@cache
+def _counter() -> json.JSONDecoder:
+    """Decode an array whose elements will only be counted, not located."""
+    import json  # noqa: PLC0415 - see _skipper()
+
+    return json.JSONDecoder(
+        object_pairs_hook=_checked_object,
+        parse_int=_int_token,
+        parse_float=Number,
+        parse_constant=_refuse,
+    )
+
+
+def _array_to_count(src: FastText, pos: int) -> tuple[int, list[object]] | None:
+    """Decode the array at ``pos`` at C speed, or None when in doubt.
+
+    Objects inside become empty dicts: the caller only counts what is wrong.
+    """
+    if not (src.text[pos : pos + 1] == "[" and src.shallow):
+        return None
+    try:
+        item, end = _counter().raw_decode(src.text, pos)
+    except (ValueError, RecursionError, _Doubt):
+        return None
+    if src.surrogates and SURROGATE_ESCAPE.search(src.text, pos, end):
+        return None
+    return end, item
+
+
+# The member scan ------------------------------------------------------------
+
+
 class FastHeader(Header):
     """A Header whose entries taken in bulk find their positions when asked."""
 
@@ -158,6 +276,7 @@ class FastScan(Scan):
         "first_only",
         "in_entry",
         "past_buffer",
+        "shortcuts",
     )
     header: FastHeader
 
@@ -169,6 +288,9 @@ class FastScan(Scan):
         # Some tensor seen so far ends past the buffer (see first.settles).
         self.past_buffer = False
         self.first_only = first_only
+        # Without the shortcuts (a plain Text), the scan goes the plain way
+        # member by member, for read()'s first violation.
+        self.shortcuts = isinstance(src, FastText)
         # Inside a member's value some findings are made only at its end
         # (ENTRY-OBJECT or META-OBJECT at the value, a surrogate in the name).
         self.in_entry = False
@@ -215,7 +337,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     header = state.header
     index = header.table.columns[0]
     where = header.where_kept
-    match = _CANONICAL.match if src.shortcuts else None
+    match = _CANONICAL.match if state.shortcuts else None
     bits_of = BITS.get
     pos, more = opening(text, start, "}")
     while more:
@@ -389,7 +511,7 @@ def _take(state: FastScan, pos: int) -> tuple[int, int, int]:
 def _rest(state: FastScan, pos: int) -> int:
     """Check only the syntax of the members from ``pos`` on (see first.rest)."""
     src = state.src
-    return rest(src, pos, _CANONICAL if src.shortcuts else None)
+    return rest(src, pos, _CANONICAL if state.shortcuts else None)
 
 
 # Canonical entries with a fault, or a repeated name -------------------------
@@ -470,9 +592,7 @@ def _over_u64() -> re.Pattern[str]:
 # Entries and metadata the plain way, with shortcuts for some values --------
 
 
-def _entry(  # noqa: C901 - one branch per field, together
-    state: FastScan, name: str, pos: int, *, repeated: bool
-) -> int:
+def _entry(state: FastScan, name: str, pos: int, *, repeated: bool) -> int:
     """Judge the entry value at ``pos`` as header.entry does; return its end."""
     src = state.src
     text = src.text
@@ -493,7 +613,7 @@ def _entry(  # noqa: C901 - one branch per field, together
     while more:
         if (
             pos >= bulk_from
-            and src.shortcuts
+            and state.shortcuts
             and report.saturated("ENTRY-UNKNOWN", pos)
         ):
             bulk_from = _plain_members(state, seen, pos)
@@ -508,30 +628,25 @@ def _entry(  # noqa: C901 - one branch per field, together
             pos = skip(src, pos, 2, path)
         elif key in FIELDS:
             seen.add(key)
-            plain = _plain_field(text, pos, key) if src.shortcuts else None
-            if plain is None and key != "dtype" and _counted_only(report, pos, key):
-                plain = array_to_count(src, pos)
+            plain = _plain_field(text, pos, key) if state.shortcuts else None
+            if (
+                plain is None
+                and key != "dtype"
+                and isinstance(src, FastText)
+                and _counted_only(report, pos, key)
+            ):
+                plain = _array_to_count(src, pos)
                 if plain is not None and _numbers_to_locate(report, pos, plain[1]):
                     plain = None
             if plain is not None:
                 end, item = plain
                 fields[key] = (pos, item, None)
+                pos = end
             else:
-                elements = None if key == "dtype" else array(ARRAY)
-                end, item = value(src, pos, 2, path, elements=elements)
-                fields[key] = (pos, item, elements)
-            pos = end
+                pos = read_field(state, key, pos, path, fields)
         else:
             seen.add(key)
-            if not report.full("ENTRY-UNKNOWN", pos):
-                state.fault(
-                    "ENTRY-UNKNOWN",
-                    pos,
-                    f"tensor {shown(name)} has unknown member {shown(key)}, "
-                    "expected only dtype, shape and data_offsets",
-                    path,
-                )
-            pos = skip(src, pos, 2, path)
+            pos = unknown_member(state, name, key, pos)
         pos, more = next_member(text, pos, "}")
     state.in_entry = False
     judge_fields(state, name, entry_pos, fields, repeated=repeated)
@@ -618,7 +733,7 @@ def _metadata(state: FastScan, pos: int, *, keep: bool) -> int:  # noqa: C901
         return not_metadata(state, pos, end)
     metadata: dict[str, str] = {}
     others: set[str] = set()  # names whose value is not a string
-    pair = _PAIR.match if src.shortcuts else None
+    pair = _PAIR.match if state.shortcuts else None
     pos, more = opening(text, pos, "}")
     while more:
         found = pair(text, pos) if pair is not None else None

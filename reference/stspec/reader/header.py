@@ -182,7 +182,6 @@ def entry(state: Scan, name: str, pos: int, *, repeated: bool) -> int:
     """Judge the entry value at ``pos``; return its end."""
     src = state.src
     text = src.text
-    report = state.report
     if text[pos : pos + 1] != "{":
         return not_an_entry(state, name, pos, skip(src, pos, 1, (name,)))
     entry_pos = pos
@@ -198,24 +197,41 @@ def entry(state: Scan, name: str, pos: int, *, repeated: bool) -> int:
             pos = skip(src, pos, 2, path)
         elif key in FIELDS:
             seen.add(key)
-            elements = None if key == "dtype" else array(ARRAY)
-            end, item = value(src, pos, 2, path, elements=elements)
-            fields[key] = (pos, item, elements)
-            pos = end
+            pos = read_field(state, key, pos, path, fields)
         else:
             seen.add(key)
-            if not report.full("ENTRY-UNKNOWN", pos):
-                state.fault(
-                    "ENTRY-UNKNOWN",
-                    pos,
-                    f"tensor {shown(name)} has unknown member {shown(key)}, "
-                    "expected only dtype, shape and data_offsets",
-                    path,
-                )
-            pos = skip(src, pos, 2, path)
+            pos = unknown_member(state, name, key, pos)
         pos, more = next_member(text, pos, "}")
     judge_fields(state, name, entry_pos, fields, repeated=repeated)
     return pos
+
+
+def read_field(
+    state: Scan,
+    key: str,
+    pos: int,
+    path: Path,
+    fields: dict[str, tuple[int, object, array[int] | None]],
+) -> int:
+    """Parse a field's value with its elements' positions into ``fields``."""
+    elements = None if key == "dtype" else array(ARRAY)
+    end, item = value(state.src, pos, 2, path, elements=elements)
+    fields[key] = (pos, item, elements)
+    return end
+
+
+def unknown_member(state: Scan, name: str, key: str, pos: int) -> int:
+    """Report an entry member other than the three fields; return its end."""
+    path = (name, key)
+    if not state.report.full("ENTRY-UNKNOWN", pos):
+        state.fault(
+            "ENTRY-UNKNOWN",
+            pos,
+            f"tensor {shown(name)} has unknown member {shown(key)}, "
+            "expected only dtype, shape and data_offsets",
+            path,
+        )
+    return skip(state.src, pos, 2, path)
 
 
 def not_an_entry(state: Scan, name: str, pos: int, end: int) -> int:

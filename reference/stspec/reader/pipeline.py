@@ -24,7 +24,7 @@ from stspec.reader.container import (
     read_prefix,
     read_text,
 )
-from stspec.reader.fast import scan
+from stspec.reader.fast import FastText, scan
 from stspec.reader.first import Settled
 from stspec.reader.layout import check_layout
 from stspec.reader.plain import Valid
@@ -276,7 +276,7 @@ def _settled_by(
     start = object_start(text, report)
     if start is None or start:
         return True  # HEADER-OBJECT stops the check; HEADER-LEADING-WS is at 0
-    src = Text(text, report.add, raw, shortcuts=shortcuts)
+    src = FastText(text, report.add, raw) if shortcuts else Text(text, report.add)
     try:
         scan(src, 0, report, data_length, first_only=True)
     except Settled:
@@ -392,7 +392,7 @@ def _check(
     # 3. JSON, judged member by member; what stops the parse leaves only the
     # faults found while parsing, since the structure seen is partial.
     raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
-    src = Text(text, report.add, raw, shortcuts=shortcuts)
+    src = FastText(text, report.add, raw) if shortcuts else Text(text, report.add)
     data_start = PREFIX_SIZE + header_length
     try:
         header = scan(

@@ -59,17 +59,12 @@ def check(buffer: Buffer, *, limit: int | None) -> tuple[Violations, Valid | Non
     to_offset = OffsetMap(text, PREFIX_SIZE)
     # 3. JSON, judged member by member; what stops the parse leaves only the
     # faults found while parsing, since the structure seen is partial.
-    raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
-    src = Text(text, report.add, raw, shortcuts=False)
     try:
-        header = scan(src, start, report)
+        header = scan(Text(text, report.add), start, report)
     except JsonStop as stop:
         report.add(stop.rule, stop.pos, stop.msg, ())
         report.keep_parse_faults_only()
         return report.errors(to_offset), None
-    finally:
-        # A mapping cannot be closed while a view of it is alive.
-        raw.release()
     check_tail(text, header.end, report)
     # 4. the byte buffer, judged when the entries make it meaningful
     data_start = PREFIX_SIZE + header_length

@@ -4,9 +4,9 @@ It accepts exactly RFC 8259 and reports the faults the spec names at the JSON
 level: syntax (JSON-SYNTAX), nesting (JSON-DEPTH), unpaired surrogate escapes
 (JSON-SURROGATE) and repeated member names (KEY-UNIQUE).  The parser is
 iterative, so no input can exhaust the stack, and it never converts a number
-token of more than 20 digits to an int.  Values nobody reads (unknown entry
-members) are checked by the C decoder when the whole header is known to nest
-shallowly enough for it: that bound is proved before it sees any text.
+token of more than 20 digits to an int.  :func:`nests_shallowly` bounds the
+nesting of a whole header with byte operations: the shortcuts (fast.py) let
+Python's C decoder, which recurses, check values nobody reads only below it.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ TYPE_CHECKING = False
 Path = tuple[str | int, ...]
 
 if TYPE_CHECKING:
-    import json
     from array import array
     from collections.abc import Callable
     from typing import Final
@@ -85,26 +84,14 @@ class Text:
 
     surrogates: some string may hold a surrogate escape (else none is checked),
         found by one search of the whole text, made when first asked
-    shortcuts: whether C-speed shortcuts may be taken (off: every value goes
-        through the position-tracking parser; the tests compare both)
-    raw: the header bytes, for the nesting bound (computed when first needed)
+    fault: where faults that do not stop the parse go
     """
 
-    __slots__ = ("_shallow", "_surrogates", "fault", "raw", "shortcuts", "text")
+    __slots__ = ("_surrogates", "fault", "text")
 
-    def __init__(
-        self,
-        text: str,
-        fault: FaultSink,
-        raw: memoryview,
-        *,
-        shortcuts: bool = True,
-    ) -> None:
+    def __init__(self, text: str, fault: FaultSink) -> None:
         self.text = text
         self.fault = fault
-        self.raw = raw
-        self.shortcuts = shortcuts
-        self._shallow: bool | None = None
         # Headers as writers emit them never need it (see check_surrogates).
         self._surrogates: bool | None = None
 
@@ -115,12 +102,10 @@ class Text:
             self._surrogates = SURROGATE_ESCAPE.search(self.text) is not None
         return self._surrogates
 
-    @property
-    def shallow(self) -> bool:
-        """Whether nothing nests deeper than MAX_DEPTH (a recursive decoder is safe)."""
-        if self._shallow is None:
-            self._shallow = nests_shallowly(self.raw)
-        return self._shallow
+    def skip_container(self, pos: int, depth: int, path: Path) -> int:
+        """Check the array or object at ``pos`` without building it; return its end."""
+        end, _ = value(self, pos, depth, path, build=False)
+        return end
 
 
 def ws(text: str, pos: int) -> int:
@@ -346,98 +331,14 @@ def _path_of(path: Path, stack: list[list[object]]) -> Path:
     return (*path, *keys)  # type: ignore[arg-type]
 
 
-class _Doubt(Exception):  # noqa: N818 - internal signal, never escapes
-    pass
-
-
-def _distinct(pairs: list[tuple[str, object]]) -> None:
-    if len({name for name, _ in pairs}) != len(pairs):
-        raise _Doubt
-
-
-def _refuse(_token: str) -> None:
-    raise _Doubt
-
-
-@cache
-def _skipper() -> json.JSONDecoder:
-    """Check a value without keeping it.
-
-    Numbers become their length, objects are only looked at for repeated
-    names.  Made on first use, as _counter(): json costs start-up time.
-    """
-    import json  # noqa: PLC0415
-
-    return json.JSONDecoder(
-        object_pairs_hook=_distinct,
-        parse_int=len,
-        parse_float=len,
-        parse_constant=_refuse,
-    )
-
-
-def _int_token(token: str) -> object:
-    # What the parser makes of a number token: an int only when plain.
-    return int(token) if len(token) <= 20 and token[0] != "-" else Number(token)
-
-
-def _checked_object(pairs: list[tuple[str, object]]) -> dict[str, object]:
-    _distinct(pairs)
-    return {}
-
-
-@cache
-def _counter() -> json.JSONDecoder:
-    """Decode an array whose elements will only be counted, not located."""
-    import json  # noqa: PLC0415 - see _skipper()
-
-    return json.JSONDecoder(
-        object_pairs_hook=_checked_object,
-        parse_int=_int_token,
-        parse_float=Number,
-        parse_constant=_refuse,
-    )
-
-
-def array_to_count(src: Text, pos: int) -> tuple[int, list[object]] | None:
-    """Decode the array at ``pos`` at C speed, or None when in doubt.
-
-    Objects inside become empty dicts: the caller only counts what is wrong.
-    """
-    if not (src.shortcuts and src.text[pos : pos + 1] == "[" and src.shallow):
-        return None
-    try:
-        item, end = _counter().raw_decode(src.text, pos)
-    except (ValueError, RecursionError, _Doubt):
-        return None
-    if src.surrogates and SURROGATE_ESCAPE.search(src.text, pos, end):
-        return None
-    return end, item
-
-
 def skip(src: Text, pos: int, depth: int, path: Path) -> int:
-    """Check the value at ``pos`` without building it; return its end.
-
-    The C decoder does it when the header nests shallowly (it recurses) and
-    the value needs nothing it cannot see; anything it doubts, the parser
-    redoes, to report the fault where it is.
-    """
+    """Check the value at ``pos`` without building it; return its end."""
     if src.text[pos : pos + 1] not in ("[", "{"):
-        # A scalar needs no decoder, nor the nesting bound.
         end, item = scalar(src, pos)
         if type(item) is str:
             check_surrogates(src, item, pos, path)
         return end
-    if src.shortcuts and src.shallow:
-        try:
-            _, end = _skipper().raw_decode(src.text, pos)
-        except (ValueError, RecursionError, _Doubt):
-            pass
-        else:
-            if not (src.surrogates and SURROGATE_ESCAPE.search(src.text, pos, end)):
-                return end
-    end, _ = value(src, pos, depth, path, build=False)
-    return end
+    return src.skip_container(pos, depth, path)
 
 
 def kind(text: str, pos: int) -> str:

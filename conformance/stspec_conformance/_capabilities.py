@@ -8,6 +8,12 @@ Every key is optional; the defaults describe a full reader without a writer:
     it validates headers and returns no tensor bytes (default false);
 ``metadata_presence``
     it tells an absent ``__metadata__`` from ``{}`` (default true);
+``metadata``
+    it reports ``__metadata__`` at all (default true).  False: a loader
+    that ignores it (answers None for every file); its answers are then
+    compared on tensors only, but metadata it does report is still compared,
+    and invalid files (a non-string metadata value included) must still be
+    rejected;
 ``write``
     it has a writer (a command's ``--write``; for a Python adapter this is
     the presence of ``save`` and the key may only confirm it);
@@ -52,6 +58,7 @@ KEYS: Final = (
     "read_dtypes",
     "header_only",
     "metadata_presence",
+    "metadata",
     "write",
     "write_dtypes",
     "canonical",
@@ -72,6 +79,7 @@ class Capabilities:
     write: bool = False
     write_dtypes: frozenset[str] = field(default=ALL_DTYPES)
     canonical: bool = False
+    metadata: bool = True
 
     def reads(self, *dtypes: str) -> bool:
         """Whether the reader supports every one of ``dtypes``."""
@@ -87,7 +95,9 @@ class Capabilities:
             "header-only validator" if self.header_only else "reads tensor bytes",
             _dtypes_phrase("reads", self.read_dtypes),
         ]
-        if not self.metadata_presence:
+        if not self.metadata:
+            parts.append("ignores __metadata__")
+        elif not self.metadata_presence:
             parts.append("absent __metadata__ = {}")
         if self.write:
             parts.append(_dtypes_phrase("writes", self.write_dtypes))
@@ -105,6 +115,7 @@ class Capabilities:
             "write": self.write,
             "write_dtypes": _ordered(self.write_dtypes),
             "canonical": self.canonical,
+            "metadata": self.metadata,
         }
 
 
@@ -192,8 +203,9 @@ def from_mapping(
     presence = _flag(
         declared.get("metadata_presence", True), f"{source}['metadata_presence']"
     )
+    metadata = _flag(declared.get("metadata", True), f"{source}['metadata']")
     return Capabilities(
-        read_dtypes, header_only, presence, write, write_dtypes, canonical
+        read_dtypes, header_only, presence, write, write_dtypes, canonical, metadata
     )
 
 

@@ -10,6 +10,7 @@ import pytest
 from stspec_conformance import _outcomes
 from stspec_conformance._limits import Limits
 from stspec_conformance._model import Content, Outcome, TensorDigest, window_digests
+from stspec_conformance._results import DIFFERS_PROPERTY, differs_in
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -116,6 +117,9 @@ def _same_content(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None
     problems = outcome.content.differences(expected)
     if problems:
         _outcomes.record(_item(outcome), "wrong-content")
+        item = _item(outcome)
+        if item is not None:
+            item.user_properties.append((DIFFERS_PROPERTY, differs_in(problems)))
         listed = "".join(f"\n  - {p}" for p in problems[:10])
         pytest.fail(
             f"loaded different content ({len(problems)} differences):{listed}"

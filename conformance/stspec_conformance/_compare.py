@@ -8,11 +8,15 @@ Declaring less narrows *what is compared*, never what may be accepted:
 * ``header_only``: dtypes, shapes, names and metadata are compared, bytes are
   not (the validator returns none).  A reader that does *not* declare it must
   return bytes for every tensor.
+* ``metadata`` false: a reader that ignores ``__metadata__`` and reports
+  none (None) is compared on its tensors only; metadata it does report is
+  compared as usual.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from stspec.dtypes import BITS
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "case_dtypes",
     "content_problems",
+    "ignores_metadata",
     "missing_bytes",
     "narrow_case",
     "with_nbytes",
@@ -89,6 +94,11 @@ def missing_bytes(got: Content, capabilities: Capabilities) -> str | None:
     )
 
 
+def ignores_metadata(got: Content, capabilities: Capabilities) -> bool:
+    """A reader declaring ``metadata`` false reported none: it is not compared."""
+    return not capabilities.metadata and got.metadata is None
+
+
 def content_problems(
     got: Content, expected: Content, capabilities: Capabilities
 ) -> list[str]:
@@ -96,6 +106,8 @@ def content_problems(
     missing = missing_bytes(got, capabilities)
     mine = within_declaration(got, capabilities)
     theirs = within_declaration(expected, capabilities)
+    if ignores_metadata(got, capabilities):
+        theirs = replace(theirs, metadata=mine.metadata)
     return ([missing] if missing else []) + mine.differences(theirs)
 
 

@@ -250,8 +250,9 @@ def _surrogate(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
 
 @_fault("KEY-UNIQUE/tensor-name")
 def _dup_tensor(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
+    # a tensor's member, never __metadata__'s (that is KEY-UNIQUE/metadata-member)
     entry = (
-        _needs_member(d)
+        _append_tensor(d, "U8", [0], b"")
         if not d.tensors
         else draw(st.sampled_from([m for m in d.layout.members if m.raw is None]))
     )

@@ -7,7 +7,11 @@ allowance.  A reader may use memory in proportion to the bytes that exist:
 times its text) plus :data:`DATA_FACTOR` times the rest (the file read whole,
 a copy, the tensors returned as ``bytes``).  What a header *claims* beyond
 the file's end earns nothing, so a 16-byte file claiming 2^64 bytes still
-fails if the reader allocates from the claim.
+fails if the reader allocates from the claim, with one exception the spec
+allows (READ-OUTCOME: memory proportional to the header, at most
+100,000,000 bytes): a buffer of the stated header length N, once N is within
+HEADER-LIMIT, even where the file is shorter (a reader that checks N and then
+reads N bytes).
 
 Hangs are judged by CPU time (a loaded machine slows a reader down but does
 not make it use more CPU): the base (``--case-timeout``) plus one second per
@@ -24,6 +28,8 @@ import struct
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from stspec import MAX_HEADER_SIZE
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from pathlib import Path
@@ -36,6 +42,8 @@ __all__ = [
     "Limits",
     "header_length",
     "request_size",
+    "stated_length",
+    "unread_header",
 ]
 
 MIB: Final = 1024 * 1024
@@ -49,8 +57,8 @@ CPU_BYTES_PER_SECOND: Final = 64 * MIB
 WALL_FACTOR: Final = 3
 
 
-def header_length(path: str | Path, length: int) -> int:
-    """The header's length as the file's prefix states it, capped at the file."""
+def stated_length(path: str | Path) -> int:
+    """The header length N the file's prefix states (0 without a prefix)."""
     try:
         with open(path, "rb") as file:
             prefix = file.read(8)
@@ -59,7 +67,20 @@ def header_length(path: str | Path, length: int) -> int:
     if len(prefix) < 8:
         return 0
     (stated,) = struct.unpack("<Q", prefix)
-    return int(min(stated, max(0, length - 8)))
+    return int(stated)
+
+
+def header_length(path: str | Path, length: int) -> int:
+    """The header's length as the file's prefix states it, capped at the file."""
+    return min(stated_length(path), max(0, length - 8))
+
+
+def unread_header(path: str | Path, length: int) -> int:
+    """The part of a stated N within HEADER-LIMIT that lies past the file's end."""
+    stated = stated_length(path)
+    if stated > MAX_HEADER_SIZE:
+        return 0  # HEADER-LIMIT: rejected from the prefix alone
+    return max(0, stated - header_length(path, length))
 
 
 # A character of a name, key or value takes at most six bytes once written
@@ -142,6 +163,7 @@ class Limits:
             self.memory_budget
             + HEADER_FACTOR * head
             + DATA_FACTOR * max(0, length - head)
+            + unread_header(path, length)
         )
         base = self.cpu_seconds if cpu_seconds is None else cpu_seconds
         extra = length / CPU_BYTES_PER_SECOND

@@ -212,6 +212,12 @@ class Outcome:
     memory_allowance: int | None = None  # bytes, when a limit applied
     details: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        """The implementation's text is untrusted: make it encodable here, once."""
+        self.message = printable(self.message)
+        self.exception = printable(self.exception)
+        self.crash = printable(self.crash)
+
     @property
     def failed_hard(self) -> bool:
         """A crash, hang or unusable output: a failure whatever the case says."""
@@ -225,6 +231,16 @@ class Outcome:
         if self.message:
             text += f": {_clip(self.message)}"
         return text
+
+
+def printable(text: str) -> str:
+    """``text`` with lone surrogates written as backslash escapes.
+
+    An implementation's message may hold them (a rejection quoting a tensor
+    name it decoded from a JSON escape of one); they cannot be encoded as UTF-8,
+    so a report, a junit file or xdist's channel would fail on them.
+    """
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _short(value: object) -> str:

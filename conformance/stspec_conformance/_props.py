@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from stspec_conformance import _outcomes
 from stspec_conformance._compare import content_problems
 from stspec_conformance._model import Content, Outcome
-from stspec_conformance._results import EXPECTS_PROPERTY
+from stspec_conformance._results import DIFFERS_PROPERTY, EXPECTS_PROPERTY, differs_in
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -85,6 +85,8 @@ def check_loads(
     problems = content_problems(outcome.content, expected, impl.capabilities)
     if problems:
         _outcomes.record(node, "wrong-content")
+        if node is not None:
+            node.user_properties.append((DIFFERS_PROPERTY, differs_in(problems)))
         raise AssertionError(
             "loaded different content: "
             + "; ".join(problems[:5])

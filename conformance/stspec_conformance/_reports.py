@@ -70,6 +70,8 @@ def print_summary(terminalreporter: pytest.TerminalReporter, state: SuiteState) 
         terminalreporter.write_line(line)
     for warning in warnings_of(summary):
         terminalreporter.write_line(f"WARNING: {warning}", red=True, bold=True)
+    for hint in summary.hints:
+        terminalreporter.write_line(f"declaration hint: {hint}", yellow=True)
 
 
 def _score_lines(summary: Summary) -> list[str]:
@@ -165,11 +167,16 @@ def write_json(path: Path, state: SuiteState) -> None:
             "rules_misclassified": summary.misclassified,
             "tolerated_outcomes": dict(summary.tolerated),
             "warnings": warnings_of(summary),
+            "hints": summary.hints,
         },
         "tests": [_record_json(state, r) for r in ordered(state)],
     }
+    # the implementation's text is made encodable where it enters (Outcome);
+    # anything that still is not (a test id, pytest's own text) is escaped
     path.write_text(
-        json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
+        json.dumps(data, indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+        errors="backslashreplace",
     )
 
 
@@ -190,6 +197,7 @@ def write_md(path: Path, state: SuiteState) -> None:
     summary = summarise(state)
     lines = [f"## safetensors conformance: {state.adapter.label()}", ""]
     lines += [f"> **Warning:** {w}" for w in warnings_of(summary)]
+    lines += [f"> **Declaration hint:** {h}" for h in summary.hints]
     lines += [
         "",
         "| group | passed | total | failures | not applicable | skipped |",
@@ -242,4 +250,6 @@ def write_md(path: Path, state: SuiteState) -> None:
         for record in ordered(state):
             if record.group == "tolerated" and record.outcome:
                 lines.append(f"| `{record.case}` | {record.outcome} |")
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(lines) + "\n", encoding="utf-8", errors="backslashreplace"
+    )

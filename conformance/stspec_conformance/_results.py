@@ -13,11 +13,25 @@ if TYPE_CHECKING:
 
     from stspec_conformance._state import SuiteState
 
-__all__ = ["EXPECTS_PROPERTY", "record_report"]
+__all__ = [
+    "DIFFERS_PROPERTY",
+    "EXPECTS_PROPERTY",
+    "FAILURES_PROPERTY",
+    "differs_in",
+    "distinct_failures",
+    "record_report",
+]
 
 EXPECTS_PROPERTY: Final = "stspec_expects"
+# what a wrong-content answer got wrong (see ``differs_in``)
+DIFFERS_PROPERTY: Final = "stspec_differs"
+# each failure of an exception group (hypothesis' "found N distinct failures")
+FAILURES_PROPERTY: Final = "stspec_failures"
 
 MESSAGE_LIMIT: Final = 300
+# distinct failures shown, and the characters of each
+SHOWN_FAILURES: Final = 5
+FAILURE_LIMIT: Final = 200
 # a later phase's result wins only when it says more (a teardown error after a pass)
 _RANK: Final = {
     "passed": 0,
@@ -51,14 +65,57 @@ def record_report(state: SuiteState, report: pytest.TestReport) -> None:
     record.reported_rule = None if rule is None else str(rule)
     record.detail = str(props.get("message", record.detail))
     record.expects = str(props.get(EXPECTS_PROPERTY, record.expects))
+    record.differs = str(props.get(DIFFERS_PROPERTY, record.differs))
     result = _result_of(report)
     if result is not None and _RANK[result] >= _RANK[record.result]:
         message = _failure_line(report) if result != "passed" else ""
+        if result != "passed" and FAILURES_PROPERTY in props:
+            message = str(props[FAILURES_PROPERTY])
         if result == "skipped" and _outcomes.is_not_applicable(message):
             result = "not-applicable"
             record.outcome = "not-applicable"
         record.result = result
         record.message = message or record.message
+
+
+def differs_in(problems: list[str]) -> str:
+    """``metadata``, ``tensors`` or ``both``: what content differences concern."""
+    meta = any(p.startswith("metadata ") for p in problems)
+    other = any(not p.startswith("metadata ") for p in problems)
+    return "both" if meta and other else "metadata" if meta else "tensors"
+
+
+def _one_line(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def distinct_failures(exc: BaseException) -> str | None:
+    """Each failure of an exception group, bounded (None for one exception).
+
+    Hypothesis raises a group when it finds several distinct failures; its
+    own message says only how many, and the reports would say nothing else.
+    """
+    if not isinstance(exc, BaseExceptionGroup):
+        return None
+    leaves: list[BaseException] = []
+    pending: list[BaseException] = list(exc.exceptions)
+    while pending:
+        one = pending.pop(0)
+        if isinstance(one, BaseExceptionGroup):
+            pending[:0] = one.exceptions
+        else:
+            leaves.append(one)
+    shown = [
+        f"({index}) {type(one).__name__}: {_one_line(str(one), FAILURE_LIMIT)}"
+        for index, one in enumerate(leaves[:SHOWN_FAILURES], 1)
+    ]
+    more = len(leaves) - SHOWN_FAILURES
+    return (
+        f"{len(leaves)} distinct failures: "
+        + " ".join(shown)
+        + (f" ... ({more} more)" if more > 0 else "")
+    )
 
 
 def _result_of(report: pytest.TestReport) -> str | None:

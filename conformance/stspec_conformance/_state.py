@@ -31,6 +31,8 @@ class Record:
     # "accept" or "reject" when the test said which answer it needed (a
     # refusal test whose control request was refused needed "accept")
     expects: str = ""
+    # what a wrong-content answer got wrong: "metadata", "tensors" or "both"
+    differs: str = ""
 
     @property
     def text(self) -> str:

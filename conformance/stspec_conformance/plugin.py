@@ -36,7 +36,11 @@ from stspec_conformance._corpus import (
 from stspec_conformance._fixtures import impl, materialised, scratch, suite
 from stspec_conformance._limits import Limits
 from stspec_conformance._reports import print_summary, write_json, write_md
-from stspec_conformance._results import record_report
+from stspec_conformance._results import (
+    FAILURES_PROPERTY,
+    distinct_failures,
+    record_report,
+)
 from stspec_conformance._score import ordered
 from stspec_conformance._state import STATE, SuiteState, state_of
 from stspec_conformance.adapters import ImplError, resolve
@@ -56,7 +60,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Generator, Sequence
 
 MIB: Final = 1024 * 1024
 
@@ -185,6 +189,19 @@ class _Reporter:
 
     def _controller(self) -> bool:
         return not hasattr(self.config, "workerinput")
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+        """Keep each of several distinct failures (in the worker that ran them)."""
+        report = yield
+        if call.excinfo is not None and report.failed:
+            failures = distinct_failures(call.excinfo.value)
+            if failures is not None:
+                report.user_properties.append((FAILURES_PROPERTY, failures))
+        del item
+        return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Record each suite test's result (in the controller under xdist)."""

@@ -1,10 +1,10 @@
 """pytest plugin: the hypothesis profile the matrix runs the suite under.
 
-The suite's own ``stspec-ci`` profile (25 derandomised examples) without the
-shrink phase: a property that fails still fails on the same example, but the
-matrix does not spend hundreds of extra calls (one process each for a
-``cmd:`` program) minimising it.  The failure messages then show unshrunk
-examples; run the suite itself for minimal ones.
+The suite's own default, ``stspec-ci`` (25 derandomised examples, no shrink
+phase), under a name of its own so that the matrix's settings stay fixed: a
+property that fails still fails on the same example, without hundreds of
+extra calls (one process each for a ``cmd:`` program) minimising it.  Run
+the suite with ``--hypothesis-profile=stspec-shrink`` for minimal examples.
 """
 
 from __future__ import annotations

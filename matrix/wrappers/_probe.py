@@ -35,7 +35,7 @@ def _wrapper(path: str) -> Any:  # noqa: ANN401 - a module
 
 
 def _rejects(module: Any, exc: BaseException) -> bool:  # noqa: ANN401
-    declared = getattr(module, "REJECTS", None)
+    declared = getattr(module, "READ_REJECTS", None) or getattr(module, "REJECTS", None)
     if declared is not None:
         return isinstance(exc, tuple(declared))
     programming = (ImportError, AttributeError, NameError, RecursionError, MemoryError)

@@ -25,6 +25,20 @@ export function answer(value, code) {
   process.stdout.write(JSON.stringify(value) + "\n", () => process.exit(code));
 }
 
+// JSON of the library's answer, or of `unserialisable(why)` when the wrapper
+// cannot serialise it (a 100,000-deep "shape" overflows JSON.stringify's
+// stack): the library accepted the file, and only its verdicts count.
+function serialised(value, unserialisable) {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    const why = `${error?.name}: ${error?.message}`.slice(0, 300);
+    return JSON.stringify(
+      unserialisable(`the library accepted the file; its answer could not be serialised (${why})`),
+    );
+  }
+}
+
 export function reject(reason) {
   answer({ result: "rejected", reason: String(reason).slice(0, 500) }, 1);
 }
@@ -45,7 +59,9 @@ async function each(files, read, isRejection) {
       const reason = `${error?.name}: ${error?.message}`.slice(0, 300);
       line = { file, result: isRejection(error) ? "rejected" : "crashed", error: reason };
     }
-    process.stdout.write(JSON.stringify(line) + "\n");
+    // outside the try: the wrapper's own failure is no verdict of the library
+    const text = serialised(line, (why) => ({ file, result: "accepted", error: why }));
+    process.stdout.write(text + "\n");
   }
 }
 
@@ -58,10 +74,20 @@ export async function serve(describe, read, isRejection) {
     process.stderr.write("usage: wrapper FILE | --describe\n");
     process.exit(2);
   }
+  let value;
   try {
-    answer({ result: "accepted", ...(await read(args[0])) }, 0);
+    value = await read(args[0]);
   } catch (error) {
     if (isRejection(error)) reject(`${error.name}: ${error.message}`);
     else crash(error);
+    return;
   }
+  // outside the try: the wrapper's own failure is no verdict of the library
+  // (the suite reads an answer without tensors as a malformed acceptance)
+  const text = serialised({ result: "accepted", ...value }, (why) => ({
+    result: "accepted",
+    tensors: null,
+    reason: why,
+  }));
+  process.stdout.write(text + "\n", () => process.exit(0));
 }

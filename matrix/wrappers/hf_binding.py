@@ -2,20 +2,22 @@
 
 ``safe_open`` validates the file and gives the metadata; ``deserialize``
 gives every tensor's raw bytes.  Above 256 MiB the bytes are views of a
-mapping of the file (``deserialize`` would copy gigabytes).  ``save_file`` on
-numpy arrays writes (numpy has no BF16, F8, F6 or F4).  Releases before 0.5
+mapping of the file (``deserialize`` would copy gigabytes).  ``serialize_file``
+writes the request's bytes as they are (a ``TensorSpec`` per tensor where the
+release has it, else its raw ``{"dtype", "shape", "data"}`` form), so HF
+itself judges a length that disagrees with dtype x shape, not numpy in this
+wrapper; the written dtypes are those with a numpy name.  Releases before 0.5
 predate C64, F8_E8M0, the FNUZ F8s, F4 and F6.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import safetensors
 from _spec import DTYPES, Tensors, mapped_slices
-from safetensors.numpy import save_file
 
 NAME: Final = "safetensors (Python binding)"
 VERSION: Final = str(safetensors.__version__)
@@ -46,6 +48,8 @@ CAPABILITIES: Final = {
     "canonical": True,
 }
 _IN_MEMORY: Final = 256 << 20
+# 0.8's serialize_file takes TensorSpec (a pointer and a length); 0.4.5 a dict
+_TENSOR_SPEC: Final = getattr(safetensors, "TensorSpec", None)
 
 
 def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
@@ -70,9 +74,21 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
 
 
 def save(path: str, tensors: Tensors, metadata: dict[str, str] | None) -> None:
-    """``safetensors.numpy.save_file`` (numpy has no BF16 or F8 types)."""
-    arrays = {
-        name: np.frombuffer(data, dtype=_NUMPY[dtype]).reshape(shape)
-        for name, (dtype, shape, data) in tensors.items()
-    }
-    save_file(arrays, path, metadata=metadata)
+    """``safetensors.serialize_file`` of the request's bytes, unchanged."""
+    alive = []  # the buffers TensorSpec points into, alive until written
+    specs: dict[str, Any] = {}
+    for name, (dtype, shape, data) in tensors.items():
+        raw = np.frombuffer(bytes(data), dtype=np.uint8)  # any length: HF judges
+        alive.append(raw)
+        specs[name] = (
+            {"dtype": _NUMPY[dtype], "shape": list(shape), "data": raw.tobytes()}
+            if _TENSOR_SPEC is None
+            else _TENSOR_SPEC(
+                dtype=_NUMPY[dtype],
+                shape=list(shape),
+                data_ptr=raw.ctypes.data,
+                data_len=raw.nbytes,
+            )
+        )
+    safetensors.serialize_file(specs, path, metadata=metadata)
+    del alive

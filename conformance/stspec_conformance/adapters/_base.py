@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import operator
 import signal
 import threading
 import time
@@ -140,6 +141,14 @@ PROGRAMMING_ERRORS: Final = (
 )
 
 
+def text_of(exc: BaseException) -> str:
+    """``str(exc)``, which runs the implementation's code and may itself fail."""
+    try:
+        return str(exc)
+    except Exception as broken:  # noqa: BLE001 - any failure of untrusted code
+        return f"(its message could not be read: {type(broken).__name__})"
+
+
 def status_of(
     exc: BaseException, rejects: tuple[type[BaseException], ...] | None = None
 ) -> Status:
@@ -193,8 +202,11 @@ class InProcessAdapter(Adapter):
     """Base for adapters that call Python code in this interpreter."""
 
     kind = "in-process"
-    # Exception types that mean "rejected" (None: the default rule of status_of).
+    # Exception types that mean "rejected" (None: the default rule of status_of),
+    # for ``load`` and for ``save``: a writer may refuse a request with a
+    # TypeError that would be a bug in the reader.
     rejects: tuple[type[BaseException], ...] | None = None
+    write_rejects: tuple[type[BaseException], ...] | None = None
 
     @abstractmethod
     def load(self, path: str) -> Content:
@@ -214,7 +226,9 @@ class InProcessAdapter(Adapter):
         self, path: str, *, timeout: float, measure_memory: MemoryMode = None
     ) -> Outcome:
         """Run ``load`` under the time limit, measuring memory when asked."""
-        return self._attempt(lambda: self.load(path), timeout, measure_memory)
+        return self._attempt(
+            lambda: self.load(path), timeout, measure_memory, self.rejects
+        )
 
     def attempt_save(
         self,
@@ -230,10 +244,14 @@ class InProcessAdapter(Adapter):
             self.save(path, tensors, metadata)
             return Content(None, {})
 
-        return self._attempt(call, timeout, None)
+        return self._attempt(call, timeout, None, self.write_rejects)
 
     def _attempt(
-        self, call: Callable[[], Any], timeout: float, measure: MemoryMode
+        self,
+        call: Callable[[], Any],
+        timeout: float,
+        measure: MemoryMode,
+        rejects: tuple[type[BaseException], ...] | None,
     ) -> Outcome:
         tracing = measure == "tracemalloc" and not tracemalloc.is_tracing()
         if measure == "tracemalloc":
@@ -249,10 +267,10 @@ class InProcessAdapter(Adapter):
         except BaseException as exc:
             if _reraise(exc):
                 raise
-            status = status_of(exc, self.rejects)
+            status = status_of(exc, rejects)
             rule = self._safe_classify(exc) if status == "rejected" else None
             outcome = Outcome(
-                status, message=str(exc), rule=rule, exception=type(exc).__name__
+                status, message=text_of(exc), rule=rule, exception=type(exc).__name__
             )
         else:
             if isinstance(result, Content):
@@ -316,12 +334,12 @@ def content_from_raw(result: object, *, header_only: bool = False) -> Content:
             continue
         try:
             dtype, shape, data = entry
-            shape_tuple = tuple(int(dim) for dim in shape)
             memoryview(data)
-        except (TypeError, ValueError) as exc:
+        except Exception as exc:  # whatever the returned object raises
             raise AdapterOutputError(
                 f"tensor {name!r} must be (dtype, shape, bytes), got {entry!r:.80}"
             ) from exc
+        shape_tuple = dims_of(name, shape)
         if not isinstance(name, str) or not isinstance(dtype, str):
             raise AdapterOutputError(f"tensor {name!r}: names and dtypes are strings")
         checked[name] = (dtype, shape_tuple, data)
@@ -330,11 +348,34 @@ def content_from_raw(result: object, *, header_only: bool = False) -> Content:
     return content
 
 
+def dims_of(name: object, shape: object) -> tuple[int, ...]:
+    """A returned shape as exact integers, or :class:`AdapterOutputError`.
+
+    Only integers count (Python's, numpy's): ``True``, ``"16"``, ``16.0`` and
+    ``inf`` (``json`` parses ``1e400`` as infinity) are a malformed answer, not
+    a dimension and not an exception inside the suite.
+    """
+    if not isinstance(shape, tuple | list):
+        raise AdapterOutputError(
+            f"tensor {name!r}: shape must be a list or tuple of integers, "
+            f"got {shape!r:.80}"
+        )
+    dims = []
+    for dim in shape:
+        try:
+            if isinstance(dim, bool):
+                raise TypeError(dim)  # noqa: TRY301 - one message for every wrong type
+            dims.append(operator.index(dim))
+        except Exception:  # noqa: BLE001 - whatever the returned object raises
+            raise AdapterOutputError(
+                f"tensor {name!r}: shape must hold integers, got {dim!r:.40} "
+                f"({type(dim).__name__}) in {shape!r:.80}"
+            ) from None
+    return tuple(dims)
+
+
 def _shape_only(name: object, dtype: object, shape: object) -> TensorDigest:
-    try:
-        dims = tuple(int(dim) for dim in shape)  # type: ignore[attr-defined]
-    except (TypeError, ValueError) as exc:
-        raise AdapterOutputError(f"tensor {name!r}: shape must be integers") from exc
+    dims = dims_of(name, shape)
     if not isinstance(name, str) or not isinstance(dtype, str):
         raise AdapterOutputError(f"tensor {name!r}: names and dtypes are strings")
     bits = _BITS.get(dtype, 0) * math.prod(dims)

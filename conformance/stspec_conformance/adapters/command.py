@@ -85,6 +85,8 @@ _STRING_OR_BRACKET: Final = re.compile(rb'"(?:[^"\\]|\\.)*+"|[\[\]{}]', re.DOTAL
 
 DESCRIBE_SECONDS: Final = 20.0
 _BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
+# bytes of a non-protocol stdout quoted in a crash message
+STDOUT_SHOWN: Final = 200
 # A child's peak below the suite's own peak plus this is not its own: between
 # fork and exec it holds a copy of the suite's pages (and allocates a little).
 _FORK_MARGIN: Final = 16 * 1024 * 1024
@@ -296,9 +298,11 @@ class CommandAdapter(Adapter):
         if run.code == 1:
             why += ' without a {"result": "rejected"} answer on stdout'
         last = tail.splitlines()[-1].strip() if tail else "(stderr empty)"
+        # what stdout held instead of an answer, bounded and escaped (untrusted)
+        out = f"; stdout: {run.out[:STDOUT_SHOWN]!r}" if run.out.strip() else ""
         return Outcome(
             "crashed",
-            message=f"{why}; last stderr line: {last}; stderr: {tail}",
+            message=f"{why}; last stderr line: {last}{out}; stderr: {tail}",
             crash=crash,
         )
 
@@ -477,7 +481,9 @@ def _tensor(name: str, entry: object, caps: Capabilities) -> TensorDigest:
     if not isinstance(dtype, str) or not isinstance(shape, list):
         msg = f"tensor {name!r}: dtype (string) and shape (array) needed"
         raise ValueError(msg)
-    if not all(isinstance(dim, int) and dim >= 0 for dim in shape):
+    if not all(
+        isinstance(dim, int) and not isinstance(dim, bool) and dim >= 0 for dim in shape
+    ):
         msg = f"tensor {name!r}: shape must hold non-negative integers"
         raise ValueError(msg)
     nbytes = entry.get("nbytes", _nbytes(dtype, shape))

@@ -499,6 +499,7 @@ def serve(spec: str) -> int:
             "write": adapter.capabilities.write,
             "write_dtypes": adapter.capabilities.write_dtypes,
             "canonical": adapter.capabilities.canonical,
+            "metadata": adapter.capabilities.metadata,
         },
     }
     _warm_up(adapter)

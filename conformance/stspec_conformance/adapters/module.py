@@ -24,6 +24,11 @@ The contract (see docs/reference/python-adapter.md):
     except programming errors (``ImportError``, ``AttributeError``,
     ``NameError``, ``SyntaxError``, ``NotImplementedError``,
     ``AssertionError``, ``RecursionError``, ``MemoryError``, ``SystemError``).
+``READ_REJECTS``, ``WRITE_REJECTS``
+    the same, for ``load`` only and for ``save`` only; each defaults to
+    ``REJECTS``.  A writer that refuses a bad request with the ``TypeError``
+    of its binding while its reader's ``TypeError`` would be a bug declares
+    ``WRITE_REJECTS = (MyError, TypeError)``.
 """
 
 from __future__ import annotations
@@ -70,7 +75,13 @@ class ModuleAdapter(InProcessAdapter):
             has_writer=self._save is not None,
             origin=origin,
         )
-        self.rejects = rejects_of(getattr(module, "REJECTS", None), origin)
+        both = rejects_of(getattr(module, "REJECTS", None), origin, "REJECTS")
+        read = rejects_of(getattr(module, "READ_REJECTS", None), origin, "READ_REJECTS")
+        write = rejects_of(
+            getattr(module, "WRITE_REJECTS", None), origin, "WRITE_REJECTS"
+        )
+        self.rejects = both if read is None else read
+        self.write_rejects = both if write is None else write
         self.module = module
 
     def load(self, path: str) -> Content:
@@ -94,8 +105,10 @@ class ModuleAdapter(InProcessAdapter):
         )
 
 
-def rejects_of(declared: object, origin: str) -> tuple[type[BaseException], ...] | None:
-    """Check a module's ``REJECTS`` (None when absent)."""
+def rejects_of(
+    declared: object, origin: str, attribute: str = "REJECTS"
+) -> tuple[type[BaseException], ...] | None:
+    """Check a module's ``REJECTS`` (or ``attribute``; None when absent)."""
     if declared is None:
         return None
     types = declared if isinstance(declared, tuple) else (declared,)
@@ -104,7 +117,7 @@ def rejects_of(declared: object, origin: str) -> tuple[type[BaseException], ...]
     ]
     if wrong or not types:
         msg = (
-            f"{origin}: REJECTS must be an exception type or a non-empty tuple "
+            f"{origin}: {attribute} must be an exception type or a non-empty tuple "
             f"of them, got {declared!r:.100}"
         )
         raise CapabilityError(msg)

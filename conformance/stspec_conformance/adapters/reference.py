@@ -26,6 +26,7 @@ class ReferenceAdapter(InProcessAdapter):
     capabilities = Capabilities(write=True, canonical=True)
     # The reference rejects only with its own error: anything else is a bug.
     rejects = (stspec.SafetensorsError,)
+    write_rejects = rejects
 
     def load(self, path: str) -> Content:
         """Read and validate ``path``; digest every tensor in place."""

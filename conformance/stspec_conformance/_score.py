@@ -17,23 +17,17 @@ outcome class the test recorded (``_outcomes``) and what the test expected:
 Only the first three are wrong verdicts: "rules violated" lists the rules of
 those tests alone (known deviations a baseline turns into xfails included);
 misclassifications are listed apart.  A failed valid case is charged with the
-rule that was broken when that can be told (``charged_rules``), not with
-every rule the case is about.
-
-When failures cluster on something the implementation could declare it does
-not do (a dtype, metadata), the summary says which declaration would apply
-(``hints``): failing there is then not applicable, or not compared.
+rule that was broken when that can be told, and clusters of failures get a
+declaration hint (both in ``_blame``).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from stspec_conformance._state import Record, SuiteState
 
 __all__ = [
@@ -43,7 +37,6 @@ __all__ = [
     "WRONG_VERDICTS",
     "Score",
     "Summary",
-    "charged_rules",
     "failure_kind",
     "ordered",
     "summarise",
@@ -81,8 +74,6 @@ WRONG_VERDICTS: Final = frozenset(
 )
 _NOT_RUN: Final = frozenset({"passed", "skipped", "not-applicable"})
 _NO_VERDICT: Final = frozenset({"crashed", "hung", "resource", "invalid-output"})
-# failures that make a cluster worth a hint
-_CLUSTER: Final = 2
 
 
 def _expects_refusal(record: Record) -> bool:
@@ -194,102 +185,10 @@ def _label(record: Record) -> str:
     return record.case or record.name
 
 
-def case_dtypes(case: Mapping[str, Any] | None) -> frozenset[str]:
-    """The dtypes a corpus case's file uses (from its expectation and tags)."""
-    if case is None:
-        return frozenset()
-    tensors = (case.get("expected") or {}).get("tensors") or {}
-    named = {str(t.get("dtype")) for t in tensors.values() if isinstance(t, dict)}
-    tagged = {
-        t[len("dtype:") :] for t in case.get("tags", []) if t.startswith("dtype:")
-    }
-    return frozenset(named | tagged)
-
-
-def undeclared_dtypes(state: SuiteState) -> frozenset[str]:
-    """Declared dtypes that no valid file loaded and at least two were refused for.
-
-    A reader that does not support them fails exactly these files; declaring
-    ``read_dtypes`` without them makes their rejection not applicable.
-    """
-    failed: Counter[str] = Counter()
-    loaded: set[str] = set()
-    for record in state.records.values():
-        if record.group not in {"valid", "tolerated"} or record.case is None:
-            continue
-        dtypes = case_dtypes(state.corpus.by_id.get(record.case))
-        if record.result == "passed" and record.outcome == "accepted":
-            loaded |= dtypes
-        elif failure_kind(record) in {"rejected-valid", "crashed"}:
-            failed.update(dtypes)
-    declared = state.adapter.capabilities.read_dtypes
-    return frozenset(
-        d
-        for d, n in failed.items()
-        if n >= _CLUSTER and d not in loaded and d in declared
-    )
-
-
-def charged_rules(
-    record: Record, kind: str, suspects: frozenset[str], case: Mapping[str, Any] | None
-) -> tuple[str, ...]:
-    """The rules a wrong verdict broke, as far as the record tells them.
-
-    A valid case names every rule it is about; which one the reader got wrong
-    shows in its own rule id (``classify``), in a rejection of a file of a dtype
-    it never loads (DTYPE-NAME), or in which part of the content it got wrong
-    (the metadata rules, or the others).  Otherwise all of them.
-    """
-    rules = record.rules
-    if kind == "rejected-valid":
-        if record.reported_rule in rules:
-            return (str(record.reported_rule),)
-        if "DTYPE-NAME" in rules and case_dtypes(case) & suspects:
-            return ("DTYPE-NAME",)
-    if kind == "wrong-content" and record.differs in {"metadata", "tensors"}:
-        about_metadata = record.differs == "metadata"
-        narrowed = tuple(r for r in rules if r.startswith("META-") == about_metadata)
-        return narrowed or rules
-    return rules
-
-
-def _hints(state: SuiteState, suspects: frozenset[str]) -> list[str]:
-    hints = []
-    if suspects:
-        names = ", ".join(sorted(suspects))
-        hints.append(
-            f"every valid file using {names} failed and none loaded: if the "
-            f"implementation does not read {names}, declare read_dtypes without "
-            "them (such files then are not applicable)"
-        )
-    caps = state.adapter.capabilities
-    texts = [
-        r.text
-        for r in state.records.values()
-        if failure_kind(r) == "wrong-content" and r.differs in {"metadata", "both"}
-    ]
-    lost = sum("metadata is None, expected {'" in t for t in texts)
-    if caps.metadata and lost >= _CLUSTER:
-        hints.append(
-            f"{lost} tests failed on metadata reported as None: if the implementation "
-            "does not read __metadata__, declare metadata: false (its answers are "
-            "then compared on tensors only)"
-        )
-    empty = sum(
-        "metadata is None, expected {}" in t or "metadata is {}, expected None" in t
-        for t in texts
-    )
-    if caps.metadata and caps.metadata_presence and empty:
-        hints.append(
-            f"{empty} tests failed telling an absent __metadata__ from {{}}: if "
-            "the implementation cannot, declare metadata_presence: false"
-        )
-    return hints
-
-
 def summarise(state: SuiteState) -> Summary:
     """Aggregate the records into the summary's numbers."""
     from stspec import RULES_BY_ID  # noqa: PLC0415 - only when reporting
+    from stspec_conformance import _blame  # noqa: PLC0415 - it uses failure_kind
 
     summary = Summary(
         groups={g: Score() for g in GROUPS},
@@ -301,7 +200,7 @@ def summarise(state: SuiteState) -> Summary:
         tolerated=Counter(),
         total=Score(),
     )
-    suspects = undeclared_dtypes(state)
+    suspects = _blame.undeclared_dtypes(state)
     for record in ordered(state):
         summary.groups.setdefault(record.group, Score()).add(record)
         summary.total.add(record)
@@ -329,13 +228,13 @@ def summarise(state: SuiteState) -> Summary:
         summary.failures[kind] += 1
         if kind in WRONG_VERDICTS:
             case = state.corpus.by_id.get(record.case or "")
-            for rule in charged_rules(record, kind, suspects, case):
+            for rule in _blame.charged_rules(record, kind, suspects, case):
                 summary.violated[rule].append(_label(record))
         elif kind == "misclassified":
             for rule in record.rules:
                 summary.misclassified[rule].append(_label(record))
     if not summary.rejects_everything:  # then that is the one thing to say
-        summary.hints = _hints(state, suspects)
+        summary.hints = _blame.declaration_hints(state, suspects)
     summary.families = dict(sorted(summary.families.items()))
     summary.violated = dict(sorted(summary.violated.items()))
     summary.misclassified = dict(sorted(summary.misclassified.items()))

@@ -2,7 +2,8 @@
 
 Its own header parser (``json.loads``) with a size check on N; tensors are
 ``np.memmap`` ranges.  It ignores ``__metadata__`` by design, so the wrapper
-reports none (every case with metadata shows as wrong content).
+reports none and declares so (``metadata`` false): its answers are compared
+on tensors, and files with invalid metadata must still be rejected.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from gguf.utility import SafetensorsLocal
 
 NAME: Final = "gguf SafetensorsLocal"
 VERSION: Final = version("gguf")
+CAPABILITIES: Final = {"metadata": False}
 
 
 def load(path: str) -> tuple[Tensors, dict[str, str] | None]:

@@ -228,3 +228,23 @@ def test_a_command_answer_that_is_no_protocol_is_quoted(tmp_path: Path) -> None:
     message = run.test("test_must_accept[y_prefix_smallest_file]")["message"]
     assert "stdout: b'Error: could not parse header <\\x1b[31mred" in message, message
     json.dumps(message).encode("ascii")  # the escape character is escaped
+
+
+def test_each_distinct_failure_is_reported(tmp_path: Path) -> None:
+    md = tmp_path / "report.md"
+    run = run_suite(
+        _impl("two_ways"),
+        "--no-smoke-gate",
+        # the default stops at the first failure; shrinking tells them apart
+        "--hypothesis-profile=stspec-shrink",
+        f"--report-md={md}",
+        "-k",
+        "test_valid_file_loads_exactly",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    message = run.test("test_valid_file_loads_exactly")["message"]
+    assert message.startswith("2 distinct failures: (1) AssertionError: "), message
+    assert "crashed (AttributeError)" in message, message
+    assert "loaded different content: metadata is {'invented': '1'}" in message
+    assert "2 distinct failures: (1)" in md.read_text(encoding="utf-8")

@@ -266,7 +266,8 @@ def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
     if rss_before is not None and high is not None:
         outcome.peak_memory = max(0, high - rss_before) * 1024
     outcome.memory_allowance = allowance.memory
-    if _allocator_refused(adapter, outcome):
+    rejects = adapter.rejects if request[0] == "load" else adapter.write_rejects
+    if _allocator_refused(rejects, outcome):
         outcome.status = "resource"
         outcome.message = (
             f"an allocation failed under the memory allowance "
@@ -275,11 +276,14 @@ def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
     return outcome
 
 
-def _allocator_refused(adapter: InProcessAdapter, outcome: Outcome) -> bool:
+def _allocator_refused(
+    rejects: tuple[type[BaseException], ...] | None, outcome: Outcome
+) -> bool:
     """Whether a load or save failed because an allocation was refused.
 
-    A MemoryError always; an exception outside ``REJECTS`` (any ordinary one
-    when the adapter declares none) whose message says an allocation failed,
+    A MemoryError always; an exception outside ``rejects`` (the adapter's
+    ``REJECTS`` for a load, ``WRITE_REJECTS`` for a save; any ordinary one
+    when it declares none) whose message says an allocation failed,
     as torch's RuntimeError does.  An exception of a ``REJECTS`` type is the
     reader's judgement on the file, whatever its words ("... would run out
     of memory" is a fine reason to reject).
@@ -287,7 +291,7 @@ def _allocator_refused(adapter: InProcessAdapter, outcome: Outcome) -> bool:
     if outcome.exception == "MemoryError":
         return True
     outside = outcome.status == "crashed" or (
-        outcome.status == "rejected" and adapter.rejects is None
+        outcome.status == "rejected" and rejects is None
     )
     return outside and OUT_OF_MEMORY.search(outcome.message) is not None
 

@@ -10,7 +10,11 @@ from _shared import Loaded, strict_load
 
 
 def load(path: str) -> Loaded:
-    tensors, _ = strict_load(path)
+    tensors, metadata = strict_load(path)
+    if metadata is not None and "crlf" in metadata:
+        # the property's fixed edge example loads right: a failing explicit
+        # example would end the test before any random file is tried
+        return tensors, metadata
     if Path(path).stat().st_size % 16 == 0:
         raise AttributeError("'NoneType' object has no attribute 'shape'")
     return tensors, {"invented": "1"}

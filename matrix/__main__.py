@@ -1,11 +1,12 @@
-"""``python -m matrix [setup|run|probe|render|all] [--only NAME ...]``.
+"""``python -m matrix [setup|run|probe|render|findings|all] [--only NAME ...]``.
 
 ``all`` (the default) sets up every environment, runs the suite against each
 implementation in turn (and probes what it loads from each corpus file)
 and renders ``results/``.  ``probe`` repeats only the probe, into the
-existing ``results/NAME.json``.  ``--only`` restricts setup, runs and probes
-to the named implementations; ``render`` always uses every JSON file in
-``results/``.
+existing ``results/NAME.json``.  ``findings`` writes ``results/findings/``,
+reports ready for upstream trackers (``render`` and ``all`` write them too).
+``--only`` restricts setup, runs and probes to the named implementations;
+``render`` and ``findings`` always use every JSON file in ``results/``.
 """
 
 from __future__ import annotations
@@ -15,10 +16,10 @@ import os
 import sys
 from pathlib import Path
 
-from matrix import envs, render, runner
+from matrix import envs, findings, render, runner
 from matrix.impls import IMPLS, Impl, by_name
 
-ACTIONS = ("setup", "run", "probe", "render", "all")
+ACTIONS = ("setup", "run", "probe", "render", "findings", "all")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -76,6 +77,8 @@ def _act(args: argparse.Namespace, ready: list[Impl]) -> None:
             runner.reprobe(impl, args.results)
     if args.action in {"render", "all"}:
         render.render_dir(args.results)
+    if args.action in {"render", "findings", "all"}:
+        findings.write_dir(args.results)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     if os.nice(0) < 10:
         os.nice(10 - os.nice(0))
     failed: list[str] = []
-    if args.action != "render" and args.python is None:
+    if args.action not in {"render", "findings"} and args.python is None:
         failed = _setup(chosen, keep_going=args.keep_going)
         if failed and not args.keep_going:
             return 1

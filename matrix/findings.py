@@ -1,0 +1,399 @@
+"""Write results/findings/NAME.md: dangerous findings, ready for upstream trackers.
+
+``python -m matrix findings`` (also run by ``render`` and ``all``).  The
+mechanical parts come from the data: which corpus cases an implementation
+crashed, hung, ran out of its allowance on or accepted although they break a
+layout or size rule (``results/NAME.json``), the smallest such file (hex and
+base64 from ``corpus/files``), the rule's statement (``stspec.rules``) and
+the installed version.  The hand-written parts (where the project takes
+reports, its reproducer script, the suggested fix per kind of finding, the
+upstream status) live in ``matrix/findings.toml``.  Deterministic: no clock,
+no environment.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+import textwrap
+import tomllib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from matrix import envs
+from matrix.badges import SITE
+from matrix.impls import LAYERS
+from matrix.render import load_results
+from stspec.rules import RULES_BY_ID
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+__all__ = ["DATA", "KINDS", "Finding", "classify", "findings_of", "report", "write_dir"]
+
+DATA: Final = envs.REPO / "matrix" / "findings.toml"
+REPO_URL: Final = "https://github.com/safetensors-spec/safetensors-spec"
+# Files up to this size are pasted into the report; larger ones are linked.
+_PASTED: Final = 2048
+_SHOWN_CASES: Final = 12
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of dangerous finding and how a case is recognised as one."""
+
+    key: str
+    label: str  # a few words for the report's title
+    title: str
+    outcomes: frozenset[str]
+    rules: frozenset[str] = frozenset()  # accepted invalid files breaking one of these
+
+
+KINDS: Final = (
+    Kind("crash", "crashes", "crashes instead of rejecting", frozenset({"crashed"})),
+    Kind(
+        "hang",
+        "hangs",
+        "hangs (no answer within the CPU-time limit)",
+        frozenset({"hung"}),
+    ),
+    Kind(
+        "resource",
+        "allocates from claimed sizes",
+        "allocates memory from sizes the file claims",
+        frozenset({"resource"}),
+    ),
+    Kind(
+        "bounds",
+        "accepts out-of-bounds ranges",
+        "accepts a header or tensor range that lies outside the file",
+        frozenset({"accepted"}),
+        frozenset({"LAYOUT-BOUNDS", "OFFSETS-ORDER", "HEADER-LIMIT", "HEADER-BOUNDS"}),
+    ),
+    Kind(
+        "size",
+        "accepts size mismatches",
+        "accepts a tensor whose range does not hold its dtype x shape",
+        frozenset({"accepted"}),
+        frozenset({"SIZE-MATCH", "SIZE-OVERFLOW"}),
+    ),
+    Kind(
+        "overlap",
+        "accepts overlapping tensors",
+        "accepts tensors that share bytes",
+        frozenset({"accepted"}),
+        frozenset({"LAYOUT-OVERLAP"}),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One kind of finding of one implementation: its cases, smallest first."""
+
+    kind: Kind
+    cases: tuple[dict[str, Any], ...]  # manifest entries
+
+
+def classify(case: dict[str, Any], outcome: str) -> Kind | None:
+    """The first kind a case's outcome makes it, or None if it is no danger."""
+    for kind in KINDS:
+        if outcome not in kind.outcomes:
+            continue
+        if not kind.rules:
+            return kind
+        if case["verdict"] == "invalid" and kind.rules & set(case["rules"]):
+            return kind
+    return None
+
+
+def findings_of(
+    result: dict[str, Any], manifest: dict[str, Any], excluded: Iterable[str] = ()
+) -> list[Finding]:
+    """The dangerous findings in one results/NAME.json, most dangerous first.
+
+    ``excluded`` names cases whose failure is not the library's (its
+    wrapper's conversion of what the library returned, say).
+    """
+    found: dict[str, list[dict[str, Any]]] = {}
+    for case_id, got in result["cases"].items():
+        case = manifest.get(case_id)
+        if got["ok"] or case is None or case_id in excluded:
+            continue
+        kind = classify(case, got["outcome"])
+        if kind is not None:
+            found.setdefault(kind.key, []).append(case)
+    return [
+        Finding(
+            kind, tuple(sorted(found[kind.key], key=lambda c: (c["size"], c["id"])))
+        )
+        for kind in KINDS
+        if kind.key in found
+    ]
+
+
+def _rule_line(rule_id: str) -> str:
+    rule = RULES_BY_ID[rule_id]
+    link = f"[{rule_id}]({SITE}/spec/SPEC.html#rule-{rule_id})"
+    return f"- {link} ({rule.level}, {rule.scope}): {rule.statement}"
+
+
+def _observed(case_id: str, got: dict[str, Any], probe: dict[str, Any]) -> str:
+    detail = str(got.get("detail", got["outcome"]))
+    # the rest repeats the case's description and the suite's temporary paths
+    detail = detail.split(" case: ", 1)[0]
+    for prefix in (f"{got['outcome']} on {case_id}: ", f"{got['outcome']}: "):
+        detail = detail.removeprefix(prefix)
+    loaded = probe.get("tensors") if probe.get("result") == "accepted" else None
+    if loaded:
+        shown = [f"{name} {t[0]}{t[1]}" for name, t in list(loaded.items())[:4]]
+        more = f" and {len(loaded) - 4} more" if len(loaded) > 4 else ""
+        detail += f"; it returned {', '.join(shown)}{more}"
+    return " ".join(detail.split())
+
+
+def _expected(case: dict[str, Any]) -> str:
+    rules = ", ".join(case["rules"])
+    if case["verdict"] == "invalid":
+        return f"rejected with the library's own error (the file breaks {rules})"
+    if case["verdict"] == "valid":
+        return "accepted, every tensor loaded as the file states"
+    return "accepted or rejected with the library's own error, never a crash"
+
+
+def _file_block(case: dict[str, Any]) -> list[str]:
+    name = f"{case['id']}.safetensors"
+    if "file" not in case:  # a recipe: too large to commit, built on demand
+        return [
+            (
+                f"The file is {case['size']:,} bytes, built by the corpus's recipe "
+                f"in a checkout of [safetensors-spec]({REPO_URL}):"
+            ),
+            "",
+            "```sh",
+            f"python -m stspec_corpus materialise {case['id']} .",
+            "```",
+        ]
+    data = (envs.REPO / "corpus" / case["file"]).read_bytes()
+    if len(data) > _PASTED:
+        url = f"{REPO_URL}/raw/main/corpus/{case['file']}"
+        return [
+            f"The file is {len(data):,} bytes, too large to paste; download it:",
+            "",
+            "```sh",
+            f"curl -L -o {name} {url}",
+            "```",
+        ]
+    hex_lines = textwrap.wrap(data.hex(), 64)
+    b64 = base64.b64encode(data).decode("ascii")
+    return [
+        f"{len(data)} bytes, hex:",
+        "",
+        "```text",
+        *hex_lines,
+        "```",
+        "",
+        "Write it from base64:",
+        "",
+        "```sh",
+        f"echo '{b64}' | base64 -d > {name}",
+        "```",
+    ]
+
+
+def _installed(result: dict[str, Any]) -> list[str]:
+    environment = result["environment"]
+    pins = environment.get("pins", {})
+    packages = [p for p in pins.get("pip", []) if not p.startswith("numpy==")]
+    layer = environment.get("layer")
+    if layer:
+        names = {spec.split("==")[0] for spec in LAYERS[layer]}
+        packages += [
+            spec.split("+")[0]
+            for spec in environment.get("installed", [])
+            if spec.split("==")[0] in names and not spec.startswith("numpy==")
+        ]
+    commands = []
+    if packages:
+        commands.append("pip install " + " ".join(f"'{p}'" for p in packages))
+    if pins.get("npm"):
+        commands.append("npm install " + " ".join(pins["npm"]))
+    return commands
+
+
+def _script(hand: dict[str, Any]) -> tuple[str, str, str]:
+    """The reproducer's text, language and how this project runs it."""
+    if "script" not in hand:
+        return "", "", "the implementation's loader on"
+    path = envs.REPO / "matrix" / "repro" / hand["script"]
+    text = path.read_text("utf-8")
+    language = "js" if path.suffix == ".mjs" else "python"
+    runner = "node" if language == "js" else "python"
+    return text, language, f"{runner} {path.name}"
+
+
+def _section(
+    number: int,
+    finding: Finding,
+    result: dict[str, Any],
+    hand: dict[str, Any],
+    run: str,
+) -> list[str]:
+    smallest = finding.cases[0]
+    got = result["cases"][smallest["id"]]
+    probe = result.get("probe", {}).get(smallest["id"]) or {}
+    ids = [c["id"] for c in finding.cases]
+    shown = ", ".join(f"`{i}`" for i in ids[:_SHOWN_CASES])
+    if len(ids) > _SHOWN_CASES:
+        shown += f" and {len(ids) - _SHOWN_CASES} more"
+    rules = sorted({r for c in finding.cases for r in c["rules"]})
+    fix = hand.get("fix", {}).get(finding.kind.key)
+    return [
+        f"## {number}. It {finding.kind.title}",
+        "",
+        f"{len(ids)} corpus file{'s' if len(ids) > 1 else ''}: {shown}.",
+        "",
+        "Rules (safetensors-spec):",
+        "",
+        *[_rule_line(r) for r in rules],
+        "",
+        f"### Smallest file: `{smallest['id']}`",
+        "",
+        f"{smallest['description']}.",
+        "",
+        *_file_block(smallest),
+        "",
+        "```sh",
+        f"{run} {smallest['id']}.safetensors",
+        "```",
+        "",
+        f"- Observed (conformance run): {_observed(smallest['id'], got, probe)}",
+        f"- Expected: {_expected(smallest)}",
+        "",
+        "### Suggested fix",
+        "",
+        (fix or "Not written yet.").strip(),
+        "",
+    ]
+
+
+def report(
+    result: dict[str, Any], manifest: dict[str, Any], hand: dict[str, Any]
+) -> str:
+    """The Markdown report of one implementation's dangerous findings."""
+    found = findings_of(result, manifest, hand.get("not_the_library", {}))
+    impl = result["implementation"]
+    text, language, run = _script(hand)
+    kinds = ", ".join(f.kind.label for f in found)
+    lines = [
+        f"# {impl['title']}: {kinds}",
+        "",
+        (
+            f"Found by the [safetensors-spec]({REPO_URL}) conformance suite, which "
+            "runs a corpus of valid and hostile files through each implementation "
+            f"([results]({SITE}/results/index.html)). Each finding below names the "
+            "rule it breaks, the smallest corpus file that shows it, the command "
+            "that reproduces it by calling the library directly, and a suggested fix."
+        ),
+        "",
+        f"- Affected version: {impl['title']}",
+        f"- Called as: {impl['note']}",
+        f"- Where to report: {hand.get('tracker', 'not known yet')}",
+        "",
+        "## Reproducer",
+        "",
+        "```sh",
+        *_installed(result),
+        "```",
+        "",
+    ]
+    if text:
+        lines += [
+            f"`{hand['script']}`, run on each file below as `{run} FILE`:",
+            "",
+            f"```{language}",
+            text.rstrip(),
+            "```",
+            "",
+        ]
+    else:
+        lines += ["No reproducer that calls the library directly is written yet.", ""]
+    for number, finding in enumerate(found, 1):
+        lines += _section(number, finding, result, hand, run)
+    more = hand.get("more", [])
+    if more:
+        lines += [
+            "## More",
+            "",
+            "Further reproducers in safetensors-spec that build their own files:",
+            "",
+            *[f"- [`{m}`]({REPO_URL}/blob/main/matrix/repro/{m})" for m in more],
+            "",
+        ]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _index(rows: list[tuple[str, dict[str, Any], list[Finding]]]) -> str:
+    lines = [
+        "# Findings ready to send upstream",
+        "",
+        (
+            "Generated by `python -m matrix findings` from `results/*.json`, the "
+            "corpus and `matrix/findings.toml`. One report per implementation with a "
+            "dangerous finding; the upstream status is kept in `matrix/findings.toml`."
+        ),
+        "",
+        "| implementation | findings (corpus files) | report | upstream status |",
+        "|---|---|---|---|",
+    ]
+    for name, hand, found in rows:
+        kinds = "; ".join(f"{f.kind.key} ({len(f.cases)})" for f in found)
+        link = f"[`{name}.md`]({REPO_URL}/blob/main/results/findings/{name}.md)"
+        status = hand.get("status", "draft: not written up yet")
+        lines.append(f"| {hand.get('project', name)} | {kinds} | {link} | {status} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_dir(results: Path) -> list[str]:
+    """Write results/findings/ from results/*.json; the warnings, if any."""
+    hands: dict[str, Any] = tomllib.loads(DATA.read_text("utf-8"))
+    data = json.loads((envs.REPO / "corpus" / "manifest.json").read_text("utf-8"))
+    manifest = {case["id"]: case for case in data["cases"]}
+    out = results / "findings"
+    out.mkdir(parents=True, exist_ok=True)
+    warnings = []
+    rows = []
+    written = set()
+    for result in load_results(results):
+        name = result["implementation"]["name"]
+        hand = hands.get(name, {})
+        found = findings_of(result, manifest, hand.get("not_the_library", {}))
+        if not found:
+            continue
+        if not hand:
+            warnings.append(f"{name}: dangerous findings but no entry in {DATA.name}")
+        kinds = {f.kind.key for f in found}
+        fixes = set(hand.get("fix", {}))
+        warnings.extend(
+            f"{name}: {DATA.name} has a fix for '{key}', not found"
+            for key in sorted(fixes - kinds)
+        )
+        warnings.extend(
+            f"{name}: no suggested fix for '{key}'" for key in sorted(kinds - fixes)
+        )
+        (out / f"{name}.md").write_text(report(result, manifest, hand), "utf-8")
+        written.add(f"{name}.md")
+        rows.append((name, hand, found))
+    (out / "README.md").write_text(_index(rows), "utf-8")
+    for stale in out.glob("*.md"):
+        if stale.name not in written | {"README.md"}:
+            stale.unlink()
+    for warning in warnings:
+        print(f"[matrix findings] {warning}", file=sys.stderr)
+    return warnings
+
+
+if __name__ == "__main__":
+    raise SystemExit(1 if write_dir(envs.REPO / "results") else 0)

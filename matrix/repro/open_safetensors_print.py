@@ -1,0 +1,19 @@
+"""safetensors-print: ``read_report`` on a file.
+
+    .matrix/safetensors-print/venv/bin/python \
+        matrix/repro/open_safetensors_print.py FILE
+
+Prints the issues it reports and the tensors it lists; whatever it raises is
+left uncaught.
+"""
+
+import sys
+
+from safetensors_print import reader
+
+report = reader.read_report(sys.argv[1])
+for issue in report.issues:
+    print(f"{issue.severity}: {issue.message}")
+for tensor in report.tensors:
+    print(f"{tensor.name}: {tensor.dtype_name} {list(tensor.shape)}")
+print(f"has_errors: {report.has_errors}")

@@ -1,0 +1,120 @@
+"""Findings for upstream trackers: generated from results/, never hand-edited."""
+
+import base64
+import re
+import shutil
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from matrix import findings
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _case(
+    case_id: str, verdict: str, rules: list[str], size: int = 10
+) -> dict[str, Any]:
+    return {"id": case_id, "verdict": verdict, "rules": rules, "size": size}
+
+
+@pytest.mark.parametrize(
+    ("verdict", "rules", "outcome", "kind"),
+    [
+        ("valid", ["SIZE-MATCH"], "crashed", "crash"),
+        ("tolerated", ["META-NULL"], "hung", "hang"),
+        ("invalid", ["HEADER-LIMIT"], "resource", "resource"),
+        ("invalid", ["LAYOUT-BOUNDS"], "accepted", "bounds"),
+        ("invalid", ["OFFSETS-ORDER"], "accepted", "bounds"),
+        ("invalid", ["SIZE-OVERFLOW"], "accepted", "size"),
+        ("invalid", ["LAYOUT-HOLE", "LAYOUT-OVERLAP"], "accepted", "overlap"),
+        # accepting a duplicate key or a hole is a finding, not a danger
+        ("invalid", ["KEY-UNIQUE"], "accepted", None),
+        ("invalid", ["LAYOUT-HOLE"], "accepted", None),
+        # accepting a valid or tolerated file is right
+        ("valid", ["LAYOUT-OVERLAP"], "accepted", None),
+        ("tolerated", ["LAYOUT-BOUNDS"], "accepted", None),
+        ("invalid", ["LAYOUT-BOUNDS"], "rejected", None),
+    ],
+)  # fmt: skip
+def test_classify(
+    verdict: str, rules: list[str], outcome: str, kind: str | None
+) -> None:
+    got = findings.classify(_case("c", verdict, rules), outcome)
+    assert (got.key if got else None) == kind
+
+
+def test_findings_smallest_first_most_dangerous_first_excluded_dropped() -> None:
+    manifest = {
+        "big": _case("big", "invalid", ["LAYOUT-OVERLAP"], 900),
+        "small": _case("small", "invalid", ["LAYOUT-OVERLAP"], 12),
+        "boom": _case("boom", "invalid", ["JSON-DEPTH"], 5),
+        "wrapper": _case("wrapper", "invalid", ["NUM-INTEGER"], 1),
+        "fine": _case("fine", "invalid", ["LAYOUT-OVERLAP"], 1),
+    }
+    result = {
+        "cases": {
+            "big": {"ok": False, "outcome": "accepted"},
+            "small": {"ok": False, "outcome": "accepted"},
+            "boom": {"ok": False, "outcome": "crashed"},
+            "wrapper": {"ok": False, "outcome": "crashed"},
+            "fine": {"ok": True, "outcome": "rejected"},
+            "unknown": {"ok": False, "outcome": "crashed"},  # not in the manifest
+        }
+    }
+    got = findings.findings_of(result, manifest, excluded={"wrapper"})
+    assert [(f.kind.key, [c["id"] for c in f.cases]) for f in got] == [
+        ("crash", ["boom"]),
+        ("overlap", ["small", "big"]),
+    ]
+
+
+def test_every_report_names_an_existing_reproducer() -> None:
+    hands = tomllib.loads(findings.DATA.read_text("utf-8"))
+    assert hands
+    for name, hand in hands.items():
+        assert (REPO / "matrix" / "repro" / hand["script"]).is_file(), name
+        for more in hand.get("more", []):
+            assert (REPO / "matrix" / "repro" / more).is_file(), (name, more)
+        assert set(hand.get("fix", {})) <= {k.key for k in findings.KINDS}, name
+
+
+def test_committed_findings_are_what_the_script_makes(tmp_path: Path) -> None:
+    """results/findings/ is generated (python -m matrix findings): a hand edit fails."""
+    out = tmp_path / "results"
+    shutil.copytree(REPO / "results", out, ignore=shutil.ignore_patterns("findings"))
+    findings.write_dir(out)
+    committed = REPO / "results" / "findings"
+    made = sorted(p.name for p in (out / "findings").iterdir())
+    assert made == sorted(p.name for p in committed.iterdir())
+    assert "README.md" in made
+    assert len(made) > 1
+    for name in made:
+        assert (out / "findings" / name).read_text("utf-8") == (
+            committed / name
+        ).read_text("utf-8"), (
+            f"results/findings/{name} differs: run python -m matrix findings"
+        )
+
+
+def test_reports_paste_the_corpus_files_byte_for_byte() -> None:
+    """Each smallest file a report pastes is the corpus file, hex and base64."""
+    reports = sorted((REPO / "results" / "findings").glob("*.md"))
+    checked = 0
+    for report in reports:
+        text = report.read_text("utf-8")
+        for case_id in re.findall(r"### Smallest file: `([a-z0-9_]+)`", text):
+            path = REPO / "corpus" / "files" / f"{case_id}.safetensors"
+            if not path.is_file() or path.stat().st_size > 2048:
+                continue
+            data = path.read_bytes()
+            assert (
+                "".join(re.findall(r"^[0-9a-f]{1,64}$", text, re.MULTILINE)).find(
+                    data.hex()
+                )
+                >= 0
+            ), (report.name, case_id)
+            assert base64.b64encode(data).decode() in text, (report.name, case_id)
+            checked += 1
+    assert checked >= len(reports) - 1  # the index has no file

@@ -54,7 +54,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _setup(chosen: list[Impl], *, keep_going: bool) -> list[str]:
+def _setup(chosen: list[Impl], results: Path, *, keep_going: bool) -> list[str]:
     failed = []
     for impl in chosen:
         try:
@@ -62,6 +62,7 @@ def _setup(chosen: list[Impl], *, keep_going: bool) -> list[str]:
         except Exception as exc:  # noqa: BLE001 - reported, then next or stop
             print(f"[matrix] setup of {impl.name} failed: {exc}", file=sys.stderr)
             failed.append(impl.name)
+            runner.write_setup_failure(impl, results, f"{type(exc).__name__}: {exc}")
             if not keep_going:
                 break
     return failed
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         os.nice(10 - os.nice(0))
     failed: list[str] = []
     if args.action not in {"render", "findings"} and args.python is None:
-        failed = _setup(chosen, keep_going=args.keep_going)
+        failed = _setup(chosen, args.results, keep_going=args.keep_going)
         if failed and not args.keep_going:
             return 1
     _act(args, [impl for impl in chosen if impl.name not in failed])

@@ -13,7 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final, Literal
 
-__all__ = ["IMPLS", "LAYERS", "SUITE_PINS", "Impl", "by_name"]
+__all__ = [
+    "IMPLS",
+    "LAYERS",
+    "SUITE_PINS",
+    "UNAVAILABLE",
+    "Impl",
+    "Unavailable",
+    "by_name",
+]
 
 # The suite's own test dependencies, installed beside each Python implementation
 # (the same pins as the project's dev extra).
@@ -216,6 +224,81 @@ IMPLS: Final = (
         build_args=("go_nlpodyssey",),
         note="safetensors.Deserialize over a read-only mmap; ReadMetadata for "
         "__metadata__; 13 dtypes; a port of the HF crate",
+    ),
+    Impl(
+        "djl",
+        "DJL ai.djl:api 0.38.0 (Java)",
+        "Java",
+        "cmd",
+        "java_djl",
+        build="java_jars.sh",
+        build_args=("java_djl", "DjlReader", "api"),
+        note="NDList.decode(PassthroughNDManager.INSTANCE, bytes), no native "
+        "engine; 9 dtypes; DJL does not keep __metadata__ (answers null)",
+    ),
+    Impl(
+        "hf-hub-py",
+        "huggingface_hub 2.4.0 parse_local_safetensors_file_metadata",
+        "Python",
+        "python",
+        "hf_hub_local.py",
+        pip=("huggingface_hub==2.4.0",),
+        note="header-only: the Hub client's own parser on a local file",
+    ),
+    Impl(
+        "cryptotensors",
+        "cryptotensors 0.2.3 (fork of the HF crate)",
+        "Rust (via Python)",
+        "python",
+        "cryptotensors_st.py",
+        pip=("cryptotensors==0.2.3", NUMPY),
+        note="safe_open(framework='numpy') validates, deserialize gives the "
+        "bytes; reader only",
+    ),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Unavailable:
+    """An implementation with a parser of its own that the matrix cannot run."""
+
+    title: str
+    language: str
+    reason: str
+
+
+# Listed on the results page so that a missing column says why it is missing.
+UNAVAILABLE: Final = (
+    Unavailable(
+        "@reve-ai/safetensors-parser",
+        "TypeScript",
+        "not served by the npm registry (npm view answers 404)",
+    ),
+    Unavailable(
+        "tmanabe/safetensors-java, huobingnan/SafeTensors4J",
+        "Java",
+        "not published on Maven Central (source repositories only)",
+    ),
+    Unavailable(
+        "syoyo/safetensors-cpp, hsnyder/safetensors.h, safetensors.hpp",
+        "C, C++",
+        "published on no package registry; the matrix installs only from registries",
+    ),
+    Unavailable(
+        "TorchSharp.PyBridge, SafeTensorSharp",
+        "C#",
+        "NuGet is not a registry this project's machines reach",
+    ),
+    Unavailable(
+        "mlverse/safetensors (R), elixir-nx/safetensors, SafeTensors.jl, "
+        "swift-safetensors, zml (Zig)",
+        "R, Elixir, Julia, Swift, Zig",
+        "their registries (CRAN, Hex, Julia General, SwiftPM) are not reached here",
+    ),
+    Unavailable(
+        "ollama convert (parseSafetensors)",
+        "Go",
+        "the parser is unexported; only whole-model conversion is public",
     ),
 )
 

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 from matrix.badges import write_badges
-from matrix.impls import IMPLS
+from matrix.impls import IMPLS, UNAVAILABLE
 from matrix.probe import DIFFERENCES, difference, differs, stated
 from matrix.scores import Score, score
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from pathlib import Path
 
 __all__ = [
@@ -463,7 +463,23 @@ def _as_stated(cases: list[dict[str, Any]]) -> Callable[[str, dict[str, Any]], b
     return right
 
 
-def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> str:
+_UNAVAILABLE_INTRO: Final = (
+    "Implementations with a parser of their own that the matrix cannot install "
+    "or call, and why (matrix/impls.py, UNAVAILABLE)."
+)
+
+
+def _not_set_up(result: dict[str, Any]) -> tuple[str, str, str]:
+    impl = result["implementation"]
+    reason = " ".join(str(result["setup_error"]).split())[:300]
+    return impl.get("title", impl["name"]), impl.get("language", ""), reason
+
+
+def render_markdown(
+    results: list[dict[str, Any]],
+    cases: list[dict[str, Any]],
+    failed: Sequence[dict[str, Any]] = (),
+) -> str:
     """The summary table (one row per implementation) and the disagreements."""
     cols = _summary_columns()
     heads = {
@@ -502,6 +518,9 @@ def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) 
             f"{_fraction(one.tests_passed, one.tests_total)} | "
             f"`badges/{impl['name']}.json` |"
         )
+    for result in failed:
+        title, language, reason = _not_set_up(result)
+        lines.append(f"| {title} | {language} | set-up failed: {reason} ||||||")
     lines += [
         "",
         "Counts of the corpus cases by outcome:",
@@ -524,6 +543,9 @@ def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) 
             + " | ".join(str(count[c]) for c in cols)
             + f" | {passed}/{applicable} |"
         )
+    lines += ["", "## Not in the matrix", "", _UNAVAILABLE_INTRO, ""]
+    lines += ["| implementation | language | why |", "|---|---|---|"]
+    lines += [f"| {u.title} | {u.language} | {u.reason} |" for u in UNAVAILABLE]
     lines += ["", "## Cases the implementations disagree on", ""]
     lines.append("| case | rules | " + " | ".join(
         r["implementation"]["name"] for r in results) + " |")  # fmt: skip
@@ -565,7 +587,11 @@ def render_markdown(results: list[dict[str, Any]], cases: list[dict[str, Any]]) 
     return "\n".join(lines)
 
 
-def render_html(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> str:
+def render_html(
+    results: list[dict[str, Any]],
+    cases: list[dict[str, Any]],
+    failed: Sequence[dict[str, Any]] = (),
+) -> str:
     """The JSONTestSuite-style page: legend, pruned view, full view."""
     vectors = {
         case["id"]: tuple(
@@ -597,6 +623,21 @@ def render_html(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> s
             "declared capabilities are not applicable.</p>"
         ),
         _score_table(results, scores(results, cases)),
+        *(
+            "<p class=failed>{} ({}): set-up failed: {}</p>".format(
+                *map(html.escape, _not_set_up(result))
+            )
+            for result in failed
+        ),
+        "<h2>Not in the matrix</h2>",
+        f"<p>{html.escape(_UNAVAILABLE_INTRO)}</p>",
+        "<table><tr><th>implementation</th><th>language</th><th>why</th></tr>",
+        *(
+            f"<tr><td>{html.escape(u.title)}</td><td>{html.escape(u.language)}</td>"
+            f"<td>{html.escape(u.reason)}</td></tr>"
+            for u in UNAVAILABLE
+        ),
+        "</table>",
         "<h2>Implementations</h2>",
         _implementations_table(results),
         "<h2>Legend</h2><table class=legend>",
@@ -689,12 +730,16 @@ def _differentials_html(
 
 def render_dir(folder: Path) -> None:
     """Write ``matrix.md``, ``index.html`` and ``badges/*.json`` into ``folder``."""
-    results = load_results(folder)
+    loaded = load_results(folder)
+    # an implementation whose set-up failed keeps its row, with the reason and
+    # no score: it ran nothing
+    failed = [r for r in loaded if r.get("setup_error")]
+    results = [r for r in loaded if not r.get("setup_error")]
     cases = _manifest()
     write_badges(folder, scores(results, cases))
     # names and messages may hold lone surrogates: written as \udXXX escapes
     for name, text in (
-        ("matrix.md", render_markdown(results, cases)),
-        ("index.html", render_html(results, cases)),
+        ("matrix.md", render_markdown(results, cases, failed)),
+        ("index.html", render_html(results, cases, failed)),
     ):
         (folder / name).write_text(text, "utf-8", errors="backslashreplace")

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from matrix.impls import Impl
 
-__all__ = ["OUTCOMES", "classify", "convert", "impl_spec", "run"]
+__all__ = ["OUTCOMES", "classify", "convert", "impl_spec", "run", "write_setup_failure"]
 
 # A whole run that takes longer is interrupted (pytest still writes its report).
 RUN_LIMIT_S: Final = 1500
@@ -38,6 +38,26 @@ _CRASH_KIND: Final = re.compile(
     r"exit status -?\d+|[A-Za-z_.]*(?:Error|Exception|Panic)\w*))"
 )
 _WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
+
+
+def write_setup_failure(impl: Impl, results: Path, reason: str) -> None:
+    """results/NAME.json for an implementation that could not be set up.
+
+    Its row stays on the page with the reason and no score.
+    """
+    results.mkdir(parents=True, exist_ok=True)
+    record = {
+        "implementation": {
+            "name": impl.name,
+            "title": impl.title,
+            "language": impl.language,
+            "note": impl.note,
+        },
+        "setup_error": reason,
+    }
+    (results / f"{impl.name}.json").write_text(
+        json.dumps(record, indent=1, sort_keys=True) + "\n", encoding="utf-8"
+    )
 
 
 def impl_spec(impl: Impl) -> str:

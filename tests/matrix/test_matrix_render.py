@@ -1,10 +1,12 @@
 """results/*.json -> matrix.md and index.html: classes, bytes, determinism."""
 
+import html
 import json
 from pathlib import Path
 
 import pytest
 from matrix import render
+from matrix.impls import UNAVAILABLE
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -134,3 +136,15 @@ def test_pruned_view_groups_identical_outcomes(results_dir: Path) -> None:
 )  # fmt: skip
 def test_the_declaration_in_words(caps: dict[str, object], shown: str) -> None:
     assert render._declaration(caps) == shown
+
+
+def test_implementations_the_matrix_cannot_run_are_listed_with_why(
+    results_dir: Path,
+) -> None:
+    render.render_dir(results_dir)
+    page = (results_dir / "index.html").read_text()
+    table = (results_dir / "matrix.md").read_text()
+    assert "## Not in the matrix" in table
+    for missing in UNAVAILABLE:
+        assert f"| {missing.title} | {missing.language} | {missing.reason} |" in table
+        assert html.escape(missing.reason) in page

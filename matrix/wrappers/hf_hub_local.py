@@ -1,0 +1,32 @@
+"""huggingface_hub's own header parser on a local file.
+
+``parse_local_safetensors_file_metadata(path)``, the local twin of the Hub's
+``parse_safetensors_file_metadata``: N from the prefix, ``json.loads`` of the
+header and a ``SafetensorsFileMetadata`` of ``TensorInfo`` objects.
+Header-only.  Its ``SafetensorsParsingError`` is a rejection; anything else
+it raises (a TypeError on an entry that is not an object) is a crash.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import huggingface_hub
+from _spec import Tensors
+from huggingface_hub import parse_local_safetensors_file_metadata
+from huggingface_hub.errors import SafetensorsParsingError
+
+NAME: Final = "huggingface_hub parse_local_safetensors_file_metadata"
+VERSION: Final = str(huggingface_hub.__version__)
+# It reads an absent __metadata__ as {}.
+CAPABILITIES: Final = {"header_only": True, "metadata_presence": False}
+REJECTS: Final = (SafetensorsParsingError,)
+
+
+def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
+    """Names, dtypes, shapes and metadata as the Hub client parses them."""
+    parsed = parse_local_safetensors_file_metadata(path)
+    tensors: Tensors = {
+        name: (info.dtype, list(info.shape)) for name, info in parsed.tensors.items()
+    }
+    return tensors, dict(parsed.metadata)

@@ -15,7 +15,11 @@ from hypothesis import HealthCheck, Phase, given, settings
 
 from stspec_conformance import _profiles
 from stspec_conformance import strategies as sts
-from stspec_conformance._capabilities import Capabilities
+from stspec_conformance._capabilities import (
+    Capabilities,
+    CapabilityError,
+    from_describe,
+)
 from stspec_conformance._compare import content_problems
 from stspec_conformance._limits import DATA_FACTOR, HEADER_FACTOR, Limits
 from stspec_conformance._model import Content, Outcome
@@ -121,6 +125,16 @@ def test_metadata_a_reader_ignores_is_not_compared_but_what_it_says_is() -> None
     ]
     other_bytes = Content.from_raw({"t": ("U8", (1,), b"\x02")}, None)
     assert content_problems(other_bytes, expected, caps) != []
+
+
+def test_a_command_declares_metadata_false_in_describe() -> None:
+    info = {"protocol": 2, "capabilities": {"metadata": False}}
+    caps = from_describe(info, source="cmd")
+    assert caps.metadata is False
+    assert caps.as_json()["metadata"] is False
+    assert "ignores __metadata__" in caps.describe()
+    with pytest.raises(CapabilityError, match="metadata'\\] must be true or false"):
+        from_describe({"capabilities": {"metadata": "no"}}, source="cmd")
 
 
 @settings(

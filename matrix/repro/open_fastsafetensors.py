@@ -2,7 +2,8 @@
 
     .matrix/fastsafetensors/venv/bin/python matrix/repro/open_fastsafetensors.py FILE
 
-Prints each tensor's dtype and shape; whatever it raises is left uncaught.
+Prints each tensor's dtype and shape, then "accepted"; whatever it raises is
+left uncaught.
 """
 
 import sys
@@ -13,3 +14,4 @@ with fastsafe_open(sys.argv[1], framework="pt", device="cpu", nogds=True) as han
     for name in handle.keys():  # noqa: SIM118 - the library's own API
         tensor = handle.get_tensor(name)
         print(f"{name}: {tensor.dtype} {list(tensor.shape)}")
+print("accepted")

@@ -5,7 +5,7 @@
 // The library fetches the header with HTTP Range requests; the fetch below
 // answers them from FILE as the Hub does (206 + Content-Range), so the
 // library's own code decides everything.  Prints the parsed header and the
-// parameter count; whatever it throws is left uncaught.
+// parameter count, then "accepted"; whatever it throws is left uncaught.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
@@ -34,3 +34,4 @@ const parsed = await hub.parseSafetensorsMetadata({
 });
 console.log(JSON.stringify(parsed.header).slice(0, 500));
 console.log("parameterCount:", parsed.parameterCount);
+console.log("accepted");

@@ -2,7 +2,8 @@
 
     .matrix/mlx/venv/bin/python matrix/repro/open_mlx.py FILE
 
-Prints each array's dtype and shape; whatever it raises is left uncaught.
+Prints each array's dtype and shape, then "accepted"; whatever it raises is left
+uncaught.
 """
 
 import sys
@@ -13,3 +14,4 @@ arrays, metadata = mx.load(sys.argv[1], format="safetensors", return_metadata=Tr
 for name, array in arrays.items():
     print(f"{name}: {array.dtype} {list(array.shape)}")
 print(f"metadata: {metadata}")
+print("accepted")

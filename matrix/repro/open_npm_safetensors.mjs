@@ -2,8 +2,8 @@
 //
 //   STSPEC_MATRIX_ENV=.matrix/npm-safetensors node matrix/repro/open_npm_safetensors.mjs FILE
 //
-// Prints each tensor's dtype, shape and the length of the bytes it returns;
-// whatever it throws is left uncaught.
+// Prints each tensor's dtype, shape and the length of the bytes it returns, then
+// "accepted"; whatever it throws is left uncaught.
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { resolve } from "node:path";
@@ -17,3 +17,4 @@ for (const [name, info] of st.metadata) {
   const bytes = st.getTensor(name);
   console.log(`${name}: ${info.dtype} ${JSON.stringify(info.shape)}, ${bytes.byteLength} bytes`);
 }
+console.log("accepted");

@@ -3,8 +3,8 @@
     .matrix/safetensors-print/venv/bin/python \
         matrix/repro/open_safetensors_print.py FILE
 
-Prints the issues it reports and the tensors it lists; whatever it raises is
-left uncaught.
+Prints the issues it reports, the tensors it lists and its verdict; whatever it
+raises is left uncaught.
 """
 
 import sys
@@ -16,4 +16,4 @@ for issue in report.issues:
     print(f"{issue.severity}: {issue.message}")
 for tensor in report.tensors:
     print(f"{tensor.name}: {tensor.dtype_name} {list(tensor.shape)}")
-print(f"has_errors: {report.has_errors}")
+print("rejected (an ERROR issue)" if report.has_errors else "accepted")

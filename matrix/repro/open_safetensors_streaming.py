@@ -3,8 +3,9 @@
     .matrix/safetensors-streaming/venv/bin/python \
         matrix/repro/open_safetensors_streaming.py FILE
 
-Prints each tensor's dtype, shape and first bytes as the library returns them;
-whatever it raises (a Rust panic is a ``PanicException``) is left uncaught.
+Prints each tensor's dtype, shape and first bytes as the library returns them,
+then "accepted"; whatever it raises (a Rust panic is a ``PanicException``) is
+left uncaught.
 """
 
 import sys
@@ -17,3 +18,4 @@ with sst.safe_open(sys.argv[1]) as handle:
         tensor = handle.get_tensor(name).contiguous()
         head = tensor.flatten().view(torch.uint8)[:16].numpy().tobytes()
         print(f"{name}: {tensor.dtype} {list(tensor.shape)}, bytes {head.hex()}")
+print("accepted")

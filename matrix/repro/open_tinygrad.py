@@ -2,8 +2,8 @@
 
     .matrix/tinygrad/venv/bin/python matrix/repro/open_tinygrad.py FILE
 
-Prints each tensor's dtype, shape and the length of its bytes; whatever it
-raises is left uncaught.
+Prints each tensor's dtype, shape and the length of its bytes, then "accepted";
+whatever it raises is left uncaught.
 """
 
 import sys
@@ -13,3 +13,4 @@ from tinygrad.nn.state import safe_load
 for name, tensor in safe_load(sys.argv[1]).items():
     size = len(tensor.numpy().tobytes())
     print(f"{name}: {tensor.dtype} {list(tensor.shape)}, {size} bytes")
+print("accepted")

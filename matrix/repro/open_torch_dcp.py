@@ -3,7 +3,8 @@
     .matrix/torch-dcp/venv/bin/python matrix/repro/open_torch_dcp.py FILE
 
 The header reader behind torch.distributed.checkpoint's Hugging Face storage
-reader.  Prints the header it returns; whatever it raises is left uncaught.
+reader.  Prints the header it returns, then "accepted"; whatever it raises is
+left uncaught.
 """
 
 import sys
@@ -13,3 +14,4 @@ from torch.distributed.checkpoint._hf_utils import _get_safetensors_file_metadat
 with open(sys.argv[1], "rb") as file:
     header, _ = _get_safetensors_file_metadata(file)
 print(f"header: {str(header)[:500]}")
+print("accepted")

@@ -3,12 +3,13 @@
 import base64
 import re
 import shutil
+import subprocess
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
-from matrix import findings
+from matrix import findings, findings_check
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -118,3 +119,27 @@ def test_reports_paste_the_corpus_files_byte_for_byte() -> None:
             assert base64.b64encode(data).decode() in text, (report.name, case_id)
             checked += 1
     assert checked >= len(reports) - 1  # the index has no file
+
+
+@pytest.mark.parametrize(
+    ("kind", "detail", "code", "out", "err", "reproduces"),
+    [
+        ("overlap", "accepted a file", 0, "a: F32 [1]\naccepted\n", "", True),
+        ("overlap", "accepted a file", 1, "", "ValueError: overlap", False),
+        ("crash", "crashed (AttributeError): x", 1, "", "AttributeError: x", True),
+        # fixed upstream: now its own error type, not the crash the report shows
+        ("crash", "crashed (AttributeError): x", 1, "", "ValueError: no", False),
+        ("crash", "crashed (exit status 70): x", 1, "", "TypeError: y", True),
+        ("resource", "resource (MemoryError)", 1, "", "MemoryError", True),
+        ("resource", "resource (MemoryError)", 1, "", "ValueError: N too large", False),
+    ],
+)  # fmt: skip
+def test_reproducer_verdict(
+    kind: str, detail: str, code: int, out: str, err: str, reproduces: bool
+) -> None:
+    finding = findings.Finding(
+        next(k for k in findings.KINDS if k.key == kind), ({"id": "c"},)
+    )
+    run = subprocess.CompletedProcess(["x"], code, out, err)
+    got = findings_check._verdict(finding, {"detail": detail}, run)
+    assert got[0] is reproduces

@@ -14,9 +14,11 @@ from stspec_conformance._contract import (
     DeclaringAdapter,
     LoadResult,
     ReaderAdapter,
+    ReadRejectsAdapter,
     RejectsAdapter,
     TensorEntry,
     WriterAdapter,
+    WriteRejectsAdapter,
 )
 
 __all__ = [
@@ -24,9 +26,11 @@ __all__ = [
     "ClassifyingAdapter",
     "DeclaringAdapter",
     "LoadResult",
+    "ReadRejectsAdapter",
     "ReaderAdapter",
     "RejectsAdapter",
     "TensorEntry",
+    "WriteRejectsAdapter",
     "WriterAdapter",
     "__version__",  # noqa: F822 - from __getattr__
 ]

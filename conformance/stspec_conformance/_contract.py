@@ -32,9 +32,11 @@ __all__ = [
     "ClassifyingAdapter",
     "DeclaringAdapter",
     "LoadResult",
+    "ReadRejectsAdapter",
     "ReaderAdapter",
     "RejectsAdapter",
     "TensorEntry",
+    "WriteRejectsAdapter",
     "WriterAdapter",
 ]
 
@@ -96,4 +98,26 @@ class RejectsAdapter(Protocol):
         self,
     ) -> type[BaseException] | tuple[type[BaseException], ...]:
         """Only these reject; any other exception is a crash."""
+        ...
+
+
+class ReadRejectsAdapter(Protocol):
+    """A module naming the exception types that mean "rejected" when reading."""
+
+    @property
+    def READ_REJECTS(  # noqa: N802 - the module attribute's name
+        self,
+    ) -> type[BaseException] | tuple[type[BaseException], ...]:
+        """Only these reject a file in ``load``; ``REJECTS`` when absent."""
+        ...
+
+
+class WriteRejectsAdapter(Protocol):
+    """A module naming the exception types that mean "refused" when writing."""
+
+    @property
+    def WRITE_REJECTS(  # noqa: N802 - the module attribute's name
+        self,
+    ) -> type[BaseException] | tuple[type[BaseException], ...]:
+        """Only these refuse a request in ``save``; ``REJECTS`` when absent."""
         ...

@@ -22,6 +22,8 @@ from collections.abc import Mapping
 NAME = "good"
 CAPABILITIES = {"read_dtypes": ["F32", "U8"], "header_only": False}
 REJECTS = (ValueError, KeyError)
+READ_REJECTS = ValueError
+WRITE_REJECTS = (TypeError, ValueError)
 
 
 Tensors = dict[str, tuple[str, list[int], bytes]]
@@ -53,6 +55,8 @@ def load(path: str) -> tuple[dict[str, tuple[str, tuple[int, ...], memoryview]],
 BAD = """
 CAPABILITIES = ["F32"]
 REJECTS = "ValueError"
+READ_REJECTS = ["ValueError"]
+WRITE_REJECTS = None
 
 
 def load(path: bytes) -> list[str]:
@@ -75,12 +79,17 @@ CHECKS = (
     ("ClassifyingAdapter", "good", True),
     ("DeclaringAdapter", "good", True),
     ("RejectsAdapter", "good", True),
+    ("ReadRejectsAdapter", "good", True),
+    ("WriteRejectsAdapter", "good", True),
     ("ReaderAdapter", "bad", False),
     ("WriterAdapter", "bad", False),
     ("WriterAdapter", "good_views", False),  # no save()
     ("ClassifyingAdapter", "bad", False),
     ("DeclaringAdapter", "bad", False),
     ("RejectsAdapter", "bad", False),
+    ("ReadRejectsAdapter", "bad", False),
+    ("WriteRejectsAdapter", "bad", False),
+    ("ReadRejectsAdapter", "good_views", False),  # declares none
 )
 
 
@@ -119,6 +128,8 @@ def test_the_protocols_are_public() -> None:
         "ClassifyingAdapter",
         "DeclaringAdapter",
         "RejectsAdapter",
+        "ReadRejectsAdapter",
+        "WriteRejectsAdapter",
     ):
         assert name in stspec_conformance.__all__
         assert getattr(stspec_conformance, name).__doc__

@@ -22,7 +22,8 @@ async function localFetch(_url, init = {}) {
   if (start >= file.length) return { ok: false, status: 416, url: "", headers, text: async () => "" };
   const bytes = file.subarray(start, end + 1);
   const buffer = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.length);
-  return { ok: true, status: 206, url: "", headers, arrayBuffer: async () => buffer };
+  const text = async () => new TextDecoder().decode(bytes);
+  return { ok: true, status: 206, url: "", headers, arrayBuffer: async () => buffer, text };
 }
 
 const parsed = await hub.parseSafetensorsMetadata({

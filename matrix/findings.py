@@ -261,7 +261,7 @@ def _section(
         "",
         f"### Smallest file: `{smallest['id']}`",
         "",
-        f"{smallest['description']}.",
+        f"{smallest['description'][:1].upper()}{smallest['description'][1:]}.",
         "",
         *_file_block(smallest),
         "",

@@ -118,7 +118,8 @@ def findings_of(
     wrapper's conversion of what the library returned, say).
     """
     found: dict[str, list[dict[str, Any]]] = {}
-    for case_id, got in result["cases"].items():
+    # a record of a failed set-up has no cases: nothing was observed
+    for case_id, got in result.get("cases", {}).items():
         case = manifest.get(case_id)
         if got["ok"] or case is None or case_id in excluded:
             continue

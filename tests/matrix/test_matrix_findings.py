@@ -71,6 +71,11 @@ def test_findings_smallest_first_most_dangerous_first_excluded_dropped() -> None
     ]
 
 
+def test_a_failed_setup_has_no_findings() -> None:
+    record = {"implementation": {"name": "x"}, "setup_error": "npm ERR! 404"}
+    assert findings.findings_of(record, {}) == []
+
+
 def test_every_report_names_an_existing_reproducer() -> None:
     hands = tomllib.loads(findings.DATA.read_text("utf-8"))
     assert hands

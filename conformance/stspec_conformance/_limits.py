@@ -16,7 +16,10 @@ reads N bytes).
 Hangs are judged by CPU time (a loaded machine slows a reader down but does
 not make it use more CPU): the base (``--case-timeout``) plus one second per
 :data:`CPU_BYTES_PER_SECOND` of file, since an accepted file makes the reader
-deliver up to that many bytes.  Wall-clock time is only a backstop for
+deliver up to that many bytes, plus one second per
+:data:`HEADER_CPU_BYTES_PER_SECOND` of header, since a dense valid header
+(SPEC 1.6: about 1.8 million entries in 100,000,000 bytes) makes the reader
+parse and deliver that many tensors.  Wall-clock time is only a backstop for
 readers that wait without computing (a sleep, a lock, a blocked pipe).
 """
 
@@ -37,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CPU_BYTES_PER_SECOND",
     "DATA_FACTOR",
+    "HEADER_CPU_BYTES_PER_SECOND",
     "HEADER_FACTOR",
     "Allowance",
     "Limits",
@@ -52,6 +56,9 @@ DATA_FACTOR: Final = 3
 # A conservative rate: sha256 and a plain read run at several hundred MiB/s
 # of CPU; a window-hashing reader of the 4 GiB case needs a few seconds.
 CPU_BYTES_PER_SECOND: Final = 64 * MIB
+# Parsing a header and building one answer per tensor: the strict reference's
+# adapter needs about 20 s of CPU for the densest 100,000,000-byte header.
+HEADER_CPU_BYTES_PER_SECOND: Final = 2 * MIB
 # The wall-clock backstop grows with the CPU limit so that a machine running
 # everything at once (2 cores, 8 jobs) does not turn slow into "hung".
 WALL_FACTOR: Final = 3
@@ -166,7 +173,7 @@ class Limits:
             + unread_header(path, length)
         )
         base = self.cpu_seconds if cpu_seconds is None else cpu_seconds
-        extra = length / CPU_BYTES_PER_SECOND
+        extra = length / CPU_BYTES_PER_SECOND + head / HEADER_CPU_BYTES_PER_SECOND
         cpu = base + extra
         wall = max(self.wall_seconds, 2 * base) + WALL_FACTOR * extra
         return Allowance(length, memory, cpu, wall)

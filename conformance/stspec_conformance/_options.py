@@ -60,6 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=float,
         default=DEFAULT_TIMEOUT,
         help="CPU seconds one load or save may use, plus 1 s per 64 MiB of file "
+        "and 1 s per 2 MiB of header "
         f"(default {DEFAULT_TIMEOUT:g})",
     )
     group.addoption(

@@ -346,6 +346,21 @@ def _sub_byte() -> list[Case]:
     return out
 
 
+def _f8_sizes() -> list[Case]:
+    # A reader that takes an 8-bit float for a 16-bit one (or has no width for
+    # it) accepts the bytes of F16[4] for F8[4]: one size case per F8 dtype.
+    return [
+        make(
+            f"n_dtype_size_{dtype.lower()}_as_f16",
+            ["SIZE-MATCH"],
+            f"{dtype}[4] (4 bytes) given the 8 bytes of F16[4]",
+            data=assemble(obj([("a", entry(dtype, [4], 0, 8))]), bytes(range(8))),
+        )
+        for dtype in all_dtype_names()
+        if dtype.startswith("F8_")
+    ]
+
+
 def cases() -> list[Case]:
     """Return the family's cases."""
-    return [*_each_dtype(), *_raw_values(), *_names(), *_sub_byte()]
+    return [*_each_dtype(), *_raw_values(), *_names(), *_sub_byte(), *_f8_sizes()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterator, Mapping
 from typing import Final
 
 from stspec.rules import MAX_HEADER_SIZE
@@ -21,13 +22,68 @@ from stspec_corpus._model import (
     obj,
     tensor,
 )
-from stspec_corpus._recipes import HASH_LIMIT, Params, run, tensor_names
+from stspec_corpus._recipes import (
+    DENSE_DIGITS,
+    HASH_LIMIT,
+    Params,
+    dense_names,
+    run,
+    tensor_names,
+)
 from stspec_corpus._values import f16
 
 # sha256 of 2^32 zero bytes (checked by tests/corpus: hashing it takes seconds).
 SHA256_ZEROS_2POW32: Final = (
     "8479e43911dc45e89f934fe48d01297e16f51d17aa561d4d1c216b1ae0fcddca"
 )
+
+
+# The densest valid header: as many minimal tensor entries as N = 100,000,000
+# holds (55 bytes each with its comma), padded with 0x20 to the limit.
+DENSE_COUNT: Final = 1_818_000
+# tensors_sha256 of its tensor list (tests/corpus recomputes it with
+# dense_digest: listing 1.75 M tensors whenever the corpus is built costs seconds).
+DENSE_TENSORS_SHA256: Final = (
+    "1d432cfadd89f4b1c03c5dbf0a782031eec717188d8529f17f38129d8fa8b1e7"
+)
+_EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
+
+
+class DenseTensors(Mapping[str, ExpectedTensor]):
+    """The expected tensors of the dense-header case, made on demand."""
+
+    def __init__(self, count: int) -> None:
+        self._count = count
+
+    def __getitem__(self, name: str) -> ExpectedTensor:
+        if len(name) != 4:
+            raise KeyError(name)
+        index = 0
+        for char in name:
+            if char not in DENSE_DIGITS:
+                raise KeyError(name)
+            index = index * len(DENSE_DIGITS) + DENSE_DIGITS.index(char)
+        if index >= self._count:
+            raise KeyError(name)
+        return ExpectedTensor("U8", (0,), 0, _EMPTY_SHA256)
+
+    def __iter__(self) -> Iterator[str]:
+        return dense_names(self._count)
+
+    def __len__(self) -> int:
+        return self._count
+
+
+def dense_digest(count: int) -> str:
+    """Return tensors_sha256 of the dense-header case, line by line.
+
+    The names have a fixed width and come in byte order, so their hex forms,
+    and the lines, come out in the sorted order the digest is defined by.
+    """
+    digest = hashlib.sha256()
+    for name in dense_names(count):
+        digest.update(f"{name.encode().hex()} U8 0 {_EMPTY_SHA256}\n".encode())
+    return digest.hexdigest()
 
 
 def aligned(header: str) -> str:
@@ -99,6 +155,24 @@ def _recipes() -> list[Case]:
             ),
             expected=expected_4g,
             tags=["security"],
+        ),
+        make(
+            "y_layout_dense_header_at_limit",
+            ["HEADER-LIMIT", "LAYOUT-OVERLAP"],
+            "densest valid header: 1,818,000 empty U8[0] at [0,0], N = 10^8",
+            # not run here: building 100 MB on every corpus build costs seconds
+            recipe=Recipe(
+                "dense-header",
+                {"count": DENSE_COUNT, "length": MAX_HEADER_SIZE},
+                8 + MAX_HEADER_SIZE,
+            ),
+            expected=Expected(
+                None,
+                DenseTensors(DENSE_COUNT),
+                (DENSE_COUNT, DENSE_TENSORS_SHA256),
+            ),
+            tags=["security"],
+            dtypes=["U8"],
         ),
         make(
             "y_layout_50000_tensors",

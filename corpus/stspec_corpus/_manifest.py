@@ -58,10 +58,13 @@ def _dims(shape: object) -> list[int]:
 
 def expected_json(expected: Expected, *, inline: bool = True) -> dict[str, object]:
     """Return the manifest form of an expectation (a digest for huge tensor lists)."""
-    tensors = expected.tensors_json()
     out: dict[str, object] = {
         "metadata": None if expected.metadata is None else dict(expected.metadata)
     }
+    if expected.digest is not None and not inline:
+        out["tensor_count"], out["tensors_sha256"] = expected.digest
+        return out
+    tensors = expected.tensors_json()
     if inline or len(tensors) <= INLINE_TENSORS:
         out["tensors"] = tensors
     else:

@@ -9,6 +9,8 @@ files (ext4, xfs, btrfs, APFS, NTFS) a 4 GiB case costs a few kilobytes.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import string
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
@@ -132,10 +134,44 @@ def many_tensors(params: Params) -> Output:
     return Output(((0, data),), len(data))
 
 
+DENSE_ENTRY: Final = '{"dtype":"U8","shape":[0],"data_offsets":[0,0]}'
+
+
+DENSE_DIGITS: Final = string.digits + string.ascii_uppercase + string.ascii_lowercase
+
+
+def dense_names(count: int) -> Iterator[str]:
+    """Return the names of the dense-header recipe: 0000, 0001, ..., in byte order.
+
+    Four base-62 digits (0-9A-Za-z, ascending in ASCII), so at most 62^4.
+    """
+    names = itertools.product(DENSE_DIGITS, repeat=4)
+    return ("".join(name) for name in itertools.islice(names, count))
+
+
+def dense_header(params: Params) -> Output:
+    """``count`` empty U8[0] tensors at [0,0], the header padded to N = ``length``.
+
+    Params: count (at most 62^4: names have four digits), length (N).  Entries
+    as short as a tensor entry gets, so the most a header of N bytes holds.
+    """
+    count = _int(params, "count")
+    length = _int(params, "length")
+    if count > len(DENSE_DIGITS) ** 4:
+        raise ValueError("dense-header names have four base-62 digits")
+    text = "{" + ",".join(f'"{name}":{DENSE_ENTRY}' for name in dense_names(count))
+    header = (text + "}").encode()
+    if len(header) > length:
+        raise ValueError(f"{count} entries need {len(header)} bytes, above N")
+    data = length.to_bytes(8, "little") + header + b" " * (length - len(header))
+    return Output(((0, data),), len(data))
+
+
 RECIPES: Final[dict[str, Callable[[Params], Output]]] = {
     "padded-header": padded_header,
     "sparse": sparse,
     "many-tensors": many_tensors,
+    "dense-header": dense_header,
 }
 
 

@@ -159,6 +159,18 @@ def _recipes() -> list[object]:
             "and the buffer is the one byte 0x00",
             {"count": {**_NUMBER, "minimum": 1}, "overlap": {"type": "boolean"}},
         ),
+        _recipe(
+            "dense-header",
+            "count empty U8[0] tensors, all at data_offsets [0,0], named by four "
+            "base-62 digits 0-9A-Za-z in ascending order (0000, 0001, ..., 000z, "
+            "0010, ...). Header: the compact JSON "
+            '{"<name>":{"dtype":"U8","shape":[0],"data_offsets":[0,0]},...} (no '
+            "spaces), then 0x20 bytes until it has length bytes; no buffer",
+            {
+                "count": {**_NUMBER, "minimum": 1, "maximum": 62**4},
+                "length": _NUMBER,
+            },
+        ),
     ]
 
 

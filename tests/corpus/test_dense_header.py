@@ -1,0 +1,51 @@
+"""The densest valid header (SPEC §1.6): built by a recipe, read within the
+suite's allowance by the reference."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import stspec
+from stspec.rules import MAX_HEADER_SIZE
+from stspec_conformance._limits import Limits
+from stspec_corpus import case_by_id, materialise
+from stspec_corpus._large import DENSE_COUNT, DENSE_TENSORS_SHA256, dense_digest
+
+CASE = "y_layout_dense_header_at_limit"
+MANIFEST = Path(__file__).resolve().parents[2] / "corpus" / "manifest.json"
+
+
+def test_the_corpus_has_a_valid_header_of_1_8_million_entries_at_the_limit() -> None:
+    entry = next(
+        c for c in json.loads(MANIFEST.read_text("utf-8"))["cases"] if c["id"] == CASE
+    )
+    assert entry["verdict"] == "valid"
+    assert "file" not in entry  # a recipe: built when needed, never committed
+    assert entry["size"] == 8 + MAX_HEADER_SIZE
+    assert entry["expected"]["tensor_count"] == DENSE_COUNT >= 1_800_000
+    assert entry["expected"]["tensors_sha256"] == DENSE_TENSORS_SHA256
+
+
+def test_the_digest_constant_is_the_tensor_lists() -> None:
+    assert dense_digest(DENSE_COUNT) == DENSE_TENSORS_SHA256
+    expected = case_by_id(CASE).expected
+    assert expected is not None
+    assert len(expected.tensors) == DENSE_COUNT
+    assert next(iter(expected.tensors)) == "0000"
+
+
+def test_the_reference_reads_it_within_the_suites_allowance(tmp_path: Path) -> None:
+    path = materialise(CASE, tmp_path)
+    data = path.read_bytes()
+    header = data[8 : 8 + MAX_HEADER_SIZE].rstrip(b" ")
+    assert len(header) > 0.999 * MAX_HEADER_SIZE
+    allowance = Limits().for_file(path)
+    started = time.process_time()
+    with stspec.read(path) as file:
+        assert len(file.tensors) == DENSE_COUNT
+        assert file.metadata is None
+    used = time.process_time() - started
+    # CPU time, not wall-clock: a loaded machine does not inflate it
+    assert used < allowance.cpu_seconds, (used, allowance)

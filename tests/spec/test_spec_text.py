@@ -154,3 +154,23 @@ def test_open_upstream_proposals_and_32_bit_platforms_are_recorded() -> None:
     appendix = spec_text().split("### A.1 Reader", 1)[1].split("### A.2", 1)[0]
     assert "32-bit platforms" in appendix
     assert "win32" in appendix
+
+
+def test_conformance_classes_match_the_suites_declarations_one_to_one() -> None:
+    from stspec_conformance._capabilities import KEYS  # noqa: PLC0415
+
+    classes = section("### 1.5 Conformance classes")
+    rows = [
+        line.split(" | ")
+        for line in classes.splitlines()
+        if line.startswith("| **") and line.count(" | ") == 4
+    ]
+    assert len(rows) >= 7
+    named: list[str] = []
+    for row in rows:
+        declared = re.findall(r"`(\w+)(?:: \w+)?`", row[-1])
+        named += [key for key in declared if key != "save"]
+    missing = set(KEYS) - set(named)
+    assert not missing, f"add a conformance class row to SPEC 1.5 for {missing}"
+    assert sorted(named) == sorted(KEYS), named
+    assert "nothing: the defaults" in rows[0][-1]

@@ -246,6 +246,16 @@ IMPLS: Final = (
         note="header-only: the Hub client's own parser on a local file",
     ),
     Impl(
+        "hf-hub-py-http",
+        "huggingface_hub 2.4.0 parse_safetensors_file_metadata (HTTP)",
+        "Python",
+        "python",
+        "hf_hub_remote.py",
+        pip=("huggingface_hub==2.4.0",),
+        note="header-only: the remote reader's Range requests (0-100000, then "
+        "8-(N+7)) answered by a real HTTP server on 127.0.0.1",
+    ),
+    Impl(
         "cryptotensors",
         "cryptotensors 0.2.3 (fork of the HF crate)",
         "Rust (via Python)",

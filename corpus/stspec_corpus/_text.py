@@ -337,6 +337,36 @@ def _trailing() -> list[Case]:
     return out
 
 
+# huggingface_hub's remote reader asks first for bytes 0-100000 (100,001
+# bytes); a header longer than the 99,993 bytes that leaves after the prefix
+# needs a second Range request.
+_FIRST_RANGE = 100_001
+
+
+def _range_boundary() -> list[Case]:
+    out = []
+    for case_id, n, what in (
+        ("y_text_header_fills_first_range", _FIRST_RANGE - 8,
+         "fills a first 100,001-byte range"),
+        ("y_text_header_straddles_first_range", _FIRST_RANGE - 7,
+         "ends 1 byte past a 100,001-byte range"),
+    ):  # fmt: skip
+        short = build([tensor("a", "F32", [2], [1.5, -2.0])], {"k": ""}, align=None)
+        filler = "x" * (n - len(short.header.encode()))
+        built = build([tensor("a", "F32", [2], [1.5, -2.0])], {"k": filler}, align=None)
+        assert len(built.header.encode()) == n  # noqa: S101 - the case's point
+        out.append(
+            make(
+                case_id,
+                ["HEADER-BOUNDS"],
+                f"a {n:,}-byte header that {what}",
+                data=built.data,
+                expected=built.expected,
+            )
+        )
+    return out
+
+
 def cases() -> list[Case]:
     """Return the family's cases."""
-    return [*_utf8(), *_object(), *_whitespace(), *_trailing()]
+    return [*_utf8(), *_object(), *_whitespace(), *_trailing(), *_range_boundary()]

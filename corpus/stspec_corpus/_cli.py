@@ -17,7 +17,7 @@ from stspec_corpus._lint import (
 )
 from stspec_corpus._paths import default_dir
 from stspec_corpus._registry import all_cases
-from stspec_corpus._speclinks import render
+from stspec_corpus._speclinks import CASES_PAGE, cases_page, render
 
 _DEFAULT_HELP = "corpus (default: the checkout's corpus/, else the installed copy)"
 
@@ -54,33 +54,41 @@ def _parser() -> argparse.ArgumentParser:
     exp.add_argument("case_id", metavar="ID")
     spec = sub.add_parser(
         "spec",
-        help="rewrite SPEC.md's contents, per-rule corpus cases and rule index",
+        help="rewrite SPEC.md's contents and rule index, and the corpus-cases page",
     )
     spec.add_argument(
         "path",
         nargs="?",
         type=Path,
         default=Path("spec/SPEC.md"),
-        help="the spec (default: spec/SPEC.md)",
+        help="the spec (default: spec/SPEC.md); the page is docs/spec/"
+        "corpus-cases.md beside the spec's folder",
     )
     spec.add_argument(
-        "--check", action="store_true", help="exit 1 if the file is not up to date"
+        "--check", action="store_true", help="exit 1 if a file is not up to date"
     )
     return parser
 
 
 def _spec(path: Path, *, check_only: bool) -> int:
-    text = path.read_text(encoding="utf-8")
-    fresh = render(text, all_cases())
-    if fresh == text:
-        print(f"{path} is up to date")  # noqa: T201
-        return 0
-    if check_only:
-        print(f"{path} is out of date: run python -m stspec_corpus spec")  # noqa: T201
-        return 1
-    path.write_text(fresh, encoding="utf-8")
-    print(f"rewrote {path}")  # noqa: T201
-    return 0
+    cases = all_cases()
+    page = path.resolve().parents[1] / CASES_PAGE
+    stale = 0
+    for target, fresh in (
+        (path, render(path.read_text(encoding="utf-8"), cases)),
+        (page, cases_page(cases)),
+    ):
+        text = target.read_text(encoding="utf-8") if target.exists() else None
+        if fresh == text:
+            print(f"{target} is up to date")  # noqa: T201
+        elif check_only:
+            print(f"{target} is out of date: run python -m stspec_corpus spec")  # noqa: T201
+            stale = 1
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(fresh, encoding="utf-8")
+            print(f"rewrote {target}")  # noqa: T201
+    return stale
 
 
 def _lint(args: argparse.Namespace) -> int:

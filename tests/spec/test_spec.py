@@ -20,6 +20,7 @@ from stspec.rules import RULES, RULES_BY_ID, U64_MAX
 SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
 SPEC_PATH = SPEC_DIR / "SPEC.md"
 SCHEMA_PATH = SPEC_DIR / "header.schema.json"
+CASES_PAGE = SPEC_DIR.parent / "docs" / "spec" / "corpus-cases.md"
 SEEDS = frozenset(
     {
         "safetensors-README-0.4.5.txt",
@@ -176,10 +177,23 @@ def test_only_reader_rules_are_may_and_only_they_decide_verdicts() -> None:
             assert rule.level in {"MUST", "SHOULD"}, rule.id
 
 
+@cache
+def corpus_cases() -> dict[str, str]:
+    """Rule id -> its "Corpus cases:" paragraph on the companion page."""
+    page = CASES_PAGE.read_text(encoding="utf-8")
+    found = {}
+    for block in page.split("\n## ")[1:]:
+        rule_id, _, body = block.partition("\n")
+        (paragraph,) = [p for p in body.split("\n\n") if p.startswith("Corpus cases:")]
+        found[rule_id.strip()] = " ".join(paragraph.split())
+    return found
+
+
 def test_each_definition_has_a_rationale_a_source_and_its_corpus_cases() -> None:
     for rule_id, *_, body in rule_definitions():
         starts = [paragraph.split(":", 1)[0] for paragraph in body]
-        assert starts == ["Rationale", "Source", "Corpus cases"], rule_id
+        assert starts == ["Rationale", "Source"], rule_id
+        assert corpus_cases()[rule_id].startswith("Corpus cases: "), rule_id
 
 
 def sources() -> dict[str, str]:
@@ -312,26 +326,35 @@ def test_contents_list_every_section_heading() -> None:
 
 def test_generated_parts_are_up_to_date() -> None:
     from stspec_corpus._registry import all_cases  # noqa: PLC0415
-    from stspec_corpus._speclinks import render  # noqa: PLC0415
+    from stspec_corpus._speclinks import cases_page, render  # noqa: PLC0415
 
     assert render(spec_text(), all_cases()) == spec_text(), (
         "run: python -m stspec_corpus spec"
     )
+    assert cases_page(all_cases()) == CASES_PAGE.read_text(encoding="utf-8"), (
+        "run: python -m stspec_corpus spec"
+    )
+
+
+def test_the_normative_text_lists_no_corpus_cases() -> None:
+    # the per-rule case lists live on the companion page: a corpus edit is
+    # never an edit of the normative document
+    assert "\nCorpus cases:" not in spec_text()
+    assert not re.search(r"`[yn]_[a-z]+_[a-z0-9_]+`.*`[yn]_[a-z]+_", spec_text())
 
 
 def test_each_reader_rule_lists_exactly_the_manifest_cases_citing_it() -> None:
-    for rule_id, _, scope, _, _, body in rule_definitions():
+    for rule_id, _, scope, *_ in rule_definitions():
         if scope != "reader":
             continue
-        listed = set(re.findall(r"`([yni]_[a-z0-9_]+)`", body[2]))
+        listed = set(re.findall(r"`([yni]_[a-z0-9_]+)`", corpus_cases()[rule_id]))
         cited = {case for case, rules in manifest_rules().items() if rule_id in rules}
         assert listed == cited, rule_id
         assert listed, rule_id
 
 
 def test_read_tolerated_lists_every_tolerated_case() -> None:
-    body = definitions_by_id()["READ-TOLERATED"][5]
-    listed = set(re.findall(r"`(i_[a-z0-9_]+)`", body[2]))
+    listed = set(re.findall(r"`(i_[a-z0-9_]+)`", corpus_cases()["READ-TOLERATED"]))
     assert listed == {case for case in manifest_rules() if case.startswith("i_")}
 
 

@@ -11,6 +11,7 @@ the built site, and each ``#fragment`` an id in that file.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -60,9 +61,8 @@ def broken_links(site: Path) -> list[str]:
                 target /= "index.html"
             where = f"{path.relative_to(site)}: link {href!r}"
             if not target.is_file():
-                problems.append(
-                    f"{where}: no file {target.relative_to(site.resolve())}"
-                )
+                missing = os.path.relpath(target, site.resolve())
+                problems.append(f"{where}: no file {missing}")
                 continue
             fragment = unquote(parts.fragment)
             if fragment and target.suffix == ".html":

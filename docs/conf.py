@@ -15,7 +15,7 @@ copyright = "the safetensors-spec contributors"  # noqa: A001 - Sphinx's name
 extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
-    "sphinxarg.ext",
+    "sphinx.ext.napoleon",
     "stspec_site",
 ]
 source_suffix = {".md": "markdown"}

@@ -58,8 +58,40 @@ def copy_matrix(app: Sphinx, exception: Exception | None) -> None:
         (badges / badge.name).write_bytes(badge.read_bytes())
 
 
+def plain_blocks(
+    _app: Sphinx,
+    _what: str,
+    _name: str,
+    _obj: object,
+    _options: object,
+    lines: list[str],
+) -> None:
+    """Show an indented block after a line ending in ':' as written.
+
+    The docstrings are written for ``help()``: an aligned list under "Attributes:"
+    is plain text there, and would be an indentation error as reStructuredText.
+    Napoleon has already turned "Raises:" and the like into fields.
+    """
+    shown: list[str] = []
+    for index, line in enumerate(lines):
+        following = lines[index + 1] if index + 1 < len(lines) else ""
+        indent = len(line) - len(line.lstrip())
+        if (
+            line.rstrip().endswith(":")
+            and not line.rstrip().endswith("::")
+            and not line.lstrip().startswith(":")
+            and following.strip()
+            and len(following) - len(following.lstrip()) > indent
+        ):
+            shown += [line.rstrip() + ":", ""]
+        else:
+            shown.append(line)
+    lines[:] = shown
+
+
 def setup(app: Sphinx) -> dict[str, object]:
     """Register the hooks."""
+    app.connect("autodoc-process-docstring", plain_blocks, priority=600)
     app.connect("include-read", spec_anchors)
     app.connect("build-finished", copy_matrix)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,382 @@
+"""Write the generated parts of the documentation from the data they come from.
+
+    python docs/generate_pages.py           # rewrite every generated part
+    python docs/generate_pages.py --check   # exit 1 and name each part that differs
+
+A generated part of a Markdown page (README.md or docs/**/*.md) sits between
+``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``.  NAME is a generator
+below (``rules``, ``suite-options``, ...) or ``table PATH`` for a table kept as
+data in docs/data/PATH.json.  No number on a page is typed by hand: scores come
+from results/*.json, deviations from the shipped baselines, benchmark ratios from
+bench/results/*.json, fuzzing counts and command timings from docs/data/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+import stspec
+from stspec.audit.cli import _parser as _cli_parser
+from stspec_conformance._capabilities import Capabilities
+from stspec_conformance._options import pytest_addoption
+from stspec_conformance._outcomes import OUTCOMES
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+ROOT: Final = Path(__file__).resolve().parent.parent
+DATA: Final = ROOT / "docs" / "data"
+REGION: Final = re.compile(
+    r"(<!-- generated: (?P<name>[^>]+?) -->\n)(?P<body>.*?)(<!-- end: (?P=name) -->)",
+    re.DOTALL,
+)
+
+
+def _cell(value: object) -> str:
+    """A table cell: numbers with thousands separators, a list as a sum."""
+    if isinstance(value, bool) or value is None:
+        return "" if value is None else str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.1f}" if value < 1000 else f"{value:,.0f}"
+    if isinstance(value, list):
+        return " + ".join(_cell(item) for item in value)
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _total(value: object) -> float:
+    if isinstance(value, list):
+        return sum(_total(item) for item in value)
+    return value if isinstance(value, int | float) else 0
+
+
+def markdown_table(columns: list[str], rows: list[list[object]]) -> str:
+    """A GitHub-flavoured Markdown table."""
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(_cell(value) for value in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def data_table(name: str) -> str:
+    """A table kept as data: docs/data/NAME.json (columns, rows, optional sums)."""
+    table = json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
+    rows: list[list[object]] = [list(row) for row in table["rows"]]
+    if summed := table.get("sum"):
+        total: list[object] = [f"**{table.get('total_label', 'total')}**"]
+        for index in range(1, len(table["columns"])):
+            column = table["columns"][index]
+            value = sum(_total(row[index]) for row in table["rows"])
+            total.append(f"**{_cell(int(value))}**" if column in summed else "")
+        rows.append(total)
+    text = markdown_table(table["columns"], rows)
+    if note := table.get("note"):
+        text += f"\n{note}\n"
+    return text
+
+
+def rules() -> str:
+    """The rule registry (stspec.RULES), each rule linked to its anchor in SPEC."""
+    rows: list[list[object]] = [
+        [
+            f"[{rule.id}](../spec/SPEC.md#rule-{rule.id.lower()})",
+            rule.level,
+            rule.scope,
+            rule.family,
+            rule.statement,
+        ]
+        for rule in stspec.RULES
+    ]
+    return markdown_table(["rule", "level", "applies to", "family", "statement"], rows)
+
+
+class _Options:
+    """Collects what pytest_addoption registers, as pytest's parser would."""
+
+    def __init__(self) -> None:
+        self.options: list[tuple[list[str], dict[str, Any]]] = []
+
+    def getgroup(self, *_args: object) -> _Options:
+        return self
+
+    def addoption(self, *names: str, **spec: Any) -> None:  # noqa: ANN401
+        self.options.append((list(names), spec))
+
+
+def suite_options() -> str:
+    """The conformance suite's own options, from its pytest_addoption."""
+    collected = _Options()
+    pytest_addoption(collected)  # type: ignore[arg-type]  # duck-typed parser
+    rows: list[list[object]] = []
+    for names, spec in collected.options:
+        value = "" if spec.get("action") == "store_true" else "=VALUE"
+        rows.append([" ".join(f"`{name}{value}`" for name in names), spec["help"]])
+    return markdown_table(["option", "meaning"], rows)
+
+
+# What each declaration key means; a key the suite adds without a meaning here
+# stops the generator (KeyError), so the page cannot fall behind.
+CAPABILITY_MEANINGS: Final = {
+    "read_dtypes": "a valid file with another dtype may be rejected (not applicable); "
+    "property tests draw only these",
+    "header_only": "validates headers and returns dtypes and shapes only (Python: "
+    "`(dtype, shape)` or `(dtype, shape, None)`; command: no `sha256`/`hex`)",
+    "metadata_presence": "`false`: an absent `__metadata__` and `{}` are the same "
+    "to it",
+    "write": "commands: `--write` exists; Python: the presence of `save` (the key may "
+    "only confirm it)",
+    "write_dtypes": "what the writer supports; writer tests of other dtypes are not "
+    "applicable",
+    "canonical": "the writer claims the *canonical writer* class (SPEC.md §1.5): the "
+    "tests comparing its output with the canonical bytes apply only then (for other "
+    "writers `WRITE-CANONICAL` is a SHOULD, so they are not applicable); the "
+    "reference and the built-in HF adapter declare it",
+}
+OUTCOME_MEANINGS: Final = {
+    "accepted": "loaded the file (or wrote the request); with the expected content "
+    "for a valid file",
+    "rejected": "refused the file or the request, as a judgement on it",
+    "crashed": "died (a signal, an exit status, an exception outside `REJECTS`)",
+    "hung": "ran past the wall-clock backstop without using CPU",
+    "resource": "went over its CPU or memory allowance: a failure, never counted as a "
+    "wrong verdict",
+    "wrong-content": "accepted a valid file but returned other tensors or metadata",
+    "invalid-output": "answered in a malformed way; on an invalid file this counts as "
+    "accepting it",
+    "not-applicable": "the test needs something the declaration says the "
+    "implementation does not do",
+}
+
+
+def capabilities() -> str:
+    """The declaration keys, their types and defaults, from the suite's Capabilities."""
+    rows: list[list[object]] = []
+    for key, value in Capabilities().as_json().items():
+        if isinstance(value, list):
+            kind, shown = "list of spec dtype names", f"all {len(value)}"
+        else:
+            kind, shown = "bool", f"`{json.dumps(value)}`"
+        rows.append([f"`{key}`", kind, shown, CAPABILITY_MEANINGS[key]])
+    return markdown_table(["key", "type", "default", "meaning"], rows)
+
+
+def outcomes() -> str:
+    """The outcome classes a test records, in the suite's order."""
+    rows: list[list[object]] = [
+        [f"`{name}`", OUTCOME_MEANINGS[name]] for name in OUTCOMES
+    ]
+    return markdown_table(["outcome", "what the implementation did"], rows)
+
+
+def _argument(action: argparse.Action) -> str:
+    """How an argument is written: ``-j JOBS, --jobs JOBS`` or ``PATH``."""
+    if not action.option_strings:
+        return f"`{action.metavar or action.dest}`"
+    value = "" if action.nargs == 0 else f" {action.metavar or action.dest.upper()}"
+    return ", ".join(f"`{option}{value}`" for option in action.option_strings)
+
+
+def cli() -> str:
+    """The ``stspec`` command's usage and options, from its argparse parser."""
+    os.environ["COLUMNS"] = "90"  # the parser sizes its help to the terminal
+    parser = _cli_parser()
+    out = ["```text", parser.format_usage().strip(), "```", ""]
+    subparsers = next(
+        a for a in parser._actions if isinstance(a, argparse._SubParsersAction)
+    )  # argparse keeps its subcommands only there
+    for name, sub in subparsers.choices.items():
+        description = (sub.description or "").replace("*", "\\*")
+        out += [f"## `stspec {name}`", "", description, ""]
+        out += ["```text", sub.format_usage().strip(), "```", ""]
+        rows: list[list[object]] = [
+            [_argument(action), (action.help or "").replace("*", "\\*")]
+            for action in sub._actions
+            if not isinstance(action, argparse._HelpAction)
+        ]
+        out += [markdown_table(["argument", "meaning"], rows)]
+        if sub.epilog:
+            out += [sub.epilog[0].upper() + sub.epilog[1:] + ".", ""]
+    return "\n".join(out)
+
+
+def _schema_type(spec: dict[str, Any]) -> str:
+    if "$ref" in spec:
+        return spec["$ref"].rsplit("/", 1)[-1]
+    if "enum" in spec and len(spec["enum"]) > 6:
+        return f"one of {len(spec['enum'])} names (see the schema)"
+    if "enum" in spec:
+        return " / ".join(f"`{json.dumps(value)}`" for value in spec["enum"])
+    if spec.get("type") == "array" and "items" in spec:
+        return f"array of {_schema_type(spec['items'])}"
+    kind = spec.get("type", "")
+    return " or ".join(kind) if isinstance(kind, list) else str(kind or "see schema")
+
+
+def manifest_schema() -> str:
+    """The corpus manifest's objects and fields, from its JSON Schema."""
+    schema = json.loads(
+        (ROOT / "corpus" / "manifest.schema.json").read_text(encoding="utf-8")
+    )
+    out = []
+    objects = {"manifest": schema, **schema["$defs"]}
+    for name, spec in objects.items():
+        fields = spec.get("properties", {})
+        if not fields:
+            continue
+        required = set(spec.get("required", []))
+        rows: list[list[object]] = [
+            [
+                f"`{field}`",
+                _schema_type(value),
+                "yes" if field in required else "",
+                value.get("description", value.get("items", {}).get("description", "")),
+            ]
+            for field, value in fields.items()
+        ]
+        out += [
+            f"`{name}`"
+            + (
+                f": {spec['description']}"
+                if "description" in spec and name != "manifest"
+                else ""
+            ),
+            "",
+        ]
+        out += [markdown_table(["field", "type", "required", "description"], rows)]
+    return "\n".join(out)
+
+
+def _baseline_groups(path: Path) -> Iterator[tuple[str, list[str]]]:
+    """(reason, tests) for each commented group of a baseline file."""
+    comment: list[str] = []
+    tests: list[str] = []
+    for line in [*path.read_text(encoding="utf-8").splitlines(), ""]:
+        if line.startswith("#"):
+            if tests:
+                yield " ".join(comment), tests
+                comment, tests = [], []
+            comment.append(line.lstrip("# "))
+        elif line.strip():
+            tests.append(line.strip())
+        elif tests:
+            yield " ".join(comment), tests
+            comment, tests = [], []
+        elif comment and not tests:
+            comment = []  # the file's own header, not a group's reason
+
+
+def hf_deviations() -> str:
+    """The shipped baseline of HF safetensors 0.8.0, one row per reason."""
+    path = ROOT / "conformance" / "baselines" / "safetensors-0.8.0.txt"
+    rows: list[list[object]] = []
+    count = 0
+    for reason, tests in _baseline_groups(path):
+        rule, _, why = reason.partition(": ")
+        why = re.sub(r"(?<!`)(__metadata__|\{\"F32\": null\})(?!`)", r"`\1`", why)
+        rows.append([rule, why, ", ".join(f"`{test}`" for test in tests)])
+        count += len(tests)
+    return (
+        f"The baseline holds {count} tests in {len(rows)} groups:\n\n"
+        + markdown_table(["rule", "why HF 0.8.0 fails it", "tests"], rows)
+    )
+
+
+def benchmarks() -> str:
+    """The ratios recorded in bench/results/*.json, with the machine and load."""
+    rows: list[list[object]] = []
+    for path in sorted((ROOT / "bench" / "results").glob("*.json")):
+        record = json.loads(path.read_text(encoding="utf-8"))
+        machine = record["machine"]
+        load = record["load_average_before"][0], record["load_average_after"][0]
+        command = " ".join(part for part in record["command"][1:])
+        where = (
+            f"{machine['cpus']} × {machine['cpu_model']}, Python {machine['python']}"
+        )
+        rows += [
+            [f"`{command}`", ratio, where, f"{load[0]:.1f} → {load[1]:.1f}"]
+            for ratio in record["ratios"]
+        ]
+    return markdown_table(
+        ["benchmark", "ratio", "machine", "load average (1 min) before → after"], rows
+    )
+
+
+def checkout_commands() -> str:
+    """The README's two checkout commands, with their measured durations."""
+    timings = json.loads((DATA / "timings.json").read_text(encoding="utf-8"))
+    lines = []
+    for entry in timings["commands"]:
+        minutes = entry["wall_seconds"] / 60
+        cpu = entry["cpu_seconds"] / 60
+        lines.append(
+            f"{entry['command']}\n"
+            f"    # about {minutes:.0f} min on {timings['machine']['cpus']} cores "
+            f"({cpu:.0f} min of CPU)"
+        )
+    return "```sh\n" + "\n".join(lines) + "\n```\n"
+
+
+GENERATORS: Final[dict[str, Callable[[], str]]] = {
+    "rules": rules,
+    "cli": cli,
+    "suite-options": suite_options,
+    "capabilities": capabilities,
+    "outcomes": outcomes,
+    "manifest-schema": manifest_schema,
+    "hf-deviations": hf_deviations,
+    "benchmarks": benchmarks,
+    "checkout-commands": checkout_commands,
+}
+
+
+def generate(name: str) -> str:
+    """The text of the generated part NAME."""
+    if name.startswith("table "):
+        return data_table(name.removeprefix("table "))
+    return GENERATORS[name]()
+
+
+def pages() -> list[Path]:
+    """Every Markdown page that may hold generated parts."""
+    docs = [p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts]
+    return [ROOT / "README.md", *sorted(docs)]
+
+
+def regenerate(text: str) -> str:
+    """The page with each generated part rewritten."""
+    return REGION.sub(
+        lambda m: f"{m.group(1)}{generate(m.group('name'))}{m.group(4)}", text
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite, or with --check compare, every generated part."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only compare")
+    args = parser.parse_args(argv)
+    stale = []
+    for page in pages():
+        text = page.read_text(encoding="utf-8")
+        new = regenerate(text)
+        if new != text:
+            stale.append(page.relative_to(ROOT).as_posix())
+            if not args.check:
+                page.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print(
+            f"generated parts differ from their data in: {', '.join(stale)} "
+            "(run python docs/generate_pages.py)",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,102 @@
+"""Every table of numbers on a page is what its generator makes from the data.
+
+docs/generate_pages.py rewrites the generated parts of README.md and docs/ from
+committed files; a hand edit, or data changed without regenerating, fails here.
+The results matrix's own pages must likewise be what ``python -m matrix render``
+makes of results/*.json.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "generate_pages", ROOT / "docs" / "generate_pages.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GENERATOR = _generator()
+
+
+def test_every_generated_part_is_up_to_date() -> None:
+    stale = [
+        page.relative_to(ROOT).as_posix()
+        for page in GENERATOR.pages()
+        if GENERATOR.regenerate(text := page.read_text(encoding="utf-8")) != text
+    ]
+    assert stale == [], f"run python docs/generate_pages.py: {stale} differ"
+
+
+def test_the_pages_hold_generated_tables() -> None:
+    names = {
+        match.group("name")
+        for page in GENERATOR.pages()
+        for match in GENERATOR.REGION.finditer(page.read_text(encoding="utf-8"))
+    }
+    assert set(GENERATOR.GENERATORS) <= names
+    tables = {
+        path.relative_to(GENERATOR.DATA).with_suffix("").as_posix()
+        for path in GENERATOR.DATA.rglob("*.json")
+        if path.name != "timings.json"  # the README's commands, not a table
+    }
+    assert {f"table {name}" for name in tables} <= names
+
+
+@pytest.mark.parametrize(
+    ("page", "old", "new"),
+    [
+        ("docs/explanation/fuzzing-findings.md", "**10,", "**11,"),
+        ("docs/explanation/hf-deviations.md", "holds 19 tests", "holds 17 tests"),
+        ("docs/reference/rules.md", "[KEY-UNIQUE](", "[KEY-UNIQUE-TYPO]("),
+    ],
+)
+def test_a_hand_edit_of_a_generated_table_is_found(
+    page: str, old: str, new: str
+) -> None:
+    text = (ROOT / page).read_text(encoding="utf-8")
+    assert old in text
+    edited = text.replace(old, new, 1)
+    assert GENERATOR.regenerate(edited) == text
+
+
+def test_the_check_command_fails_on_a_stale_page(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text("<!-- generated: rules -->\n| stale |\n<!-- end: rules -->\n")
+    assert "| stale |" not in GENERATOR.regenerate(page.read_text())
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "docs" / "generate_pages.py"), "--check"],
+        capture_output=True, text=True, check=False, cwd=ROOT,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_matrix_pages_are_rendered_from_the_results(tmp_path: Path) -> None:
+    for path in (ROOT / "results").glob("*.json"):
+        shutil.copy(path, tmp_path)
+    subprocess.run(
+        [sys.executable, "-m", "matrix", "render", "--results", str(tmp_path)],
+        cwd=ROOT, check=True, timeout=300, capture_output=True,
+    )  # fmt: skip
+    for name in ("matrix.md", "index.html"):
+        committed = (ROOT / "results" / name).read_text(encoding="utf-8")
+        rendered = (tmp_path / name).read_text(encoding="utf-8")
+        assert rendered == committed, f"results/{name} is not what render makes"

@@ -129,6 +129,8 @@ CAPABILITY_MEANINGS: Final = {
     "`(dtype, shape)` or `(dtype, shape, None)`; command: no `sha256`/`hex`)",
     "metadata_presence": "`false`: an absent `__metadata__` and `{}` are the same "
     "to it",
+    "metadata": "`false`: it does not read `__metadata__` at all and answers `None` "
+    "(below)",
     "write": "commands: `--write` exists; Python: the presence of `save` (the key may "
     "only confirm it)",
     "write_dtypes": "what the writer supports; writer tests of other dtypes are not "
@@ -207,7 +209,7 @@ def cli() -> str:
 
 def _schema_type(spec: dict[str, Any]) -> str:
     if "$ref" in spec:
-        return spec["$ref"].rsplit("/", 1)[-1]
+        return str(spec["$ref"]).rsplit("/", 1)[-1]
     if "enum" in spec and len(spec["enum"]) > 6:
         return f"one of {len(spec['enum'])} names (see the schema)"
     if "enum" in spec:
@@ -292,6 +294,8 @@ def benchmarks() -> str:
     rows: list[list[object]] = []
     for path in sorted((ROOT / "bench" / "results").glob("*.json")):
         record = json.loads(path.read_text(encoding="utf-8"))
+        if "ratios" not in record:
+            continue  # not a run kept by bench/record.py
         machine = record["machine"]
         load = record["load_average_before"][0], record["load_average_after"][0]
         command = " ".join(part for part in record["command"][1:])
@@ -299,11 +303,12 @@ def benchmarks() -> str:
             f"{machine['cpus']} × {machine['cpu_model']}, Python {machine['python']}"
         )
         rows += [
-            [f"`{command}`", ratio, where, f"{load[0]:.1f} → {load[1]:.1f}"]
+            [path.stem, f"`{command}`", ratio, where, f"{load[0]:.1f} → {load[1]:.1f}"]
             for ratio in record["ratios"]
         ]
     return markdown_table(
-        ["benchmark", "ratio", "machine", "load average (1 min) before → after"], rows
+        ["record", "benchmark", "ratio", "machine", "load (1 min) before → after"],
+        rows,
     )
 
 
@@ -331,7 +336,6 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "manifest-schema": manifest_schema,
     "hf-deviations": hf_deviations,
     "benchmarks": benchmarks,
-    "checkout-commands": checkout_commands,
 }
 
 

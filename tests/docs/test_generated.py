@@ -99,4 +99,6 @@ def test_the_matrix_pages_are_rendered_from_the_results(tmp_path: Path) -> None:
     for name in ("matrix.md", "index.html"):
         committed = (ROOT / "results" / name).read_text(encoding="utf-8")
         rendered = (tmp_path / name).read_text(encoding="utf-8")
-        assert rendered == committed, f"results/{name} is not what render makes"
+        assert rendered == committed, (
+            f"results/{name} is not what the results give: python -m matrix render"
+        )

@@ -103,6 +103,28 @@ def valid_pretty(size: int) -> bytes:
     return struct.pack("<Q", len(text)) + text + bytes(8 * n)
 
 
+def valid_sorted_keys(size: int) -> bytes:
+    """valid_tiny as json.dumps(sort_keys=True) writes it: data_offsets first."""
+    n = _count(size, 66)
+    members = (
+        f'"model.layers.{i}.weight":{{"data_offsets":[{8 * i},{8 * i + 8}],'
+        f'"dtype":"F32","shape":[2]}}'
+        for i in range(n)
+    )
+    return _file(members, bytes(8 * n))
+
+
+def valid_escaped_fields(size: int) -> bytes:
+    r"""valid_tiny with its field names escaped ("\u0064type" is "dtype")."""
+    n = _count(size, 86)
+    members = (
+        f'"model.layers.{i}.weight":{{"\\u0064type":"F32","\\u0073hape":[2],'
+        f'"data\\u005foffsets":[{8 * i},{8 * i + 8}]}}'
+        for i in range(n)
+    )
+    return _file(members, bytes(8 * n))
+
+
 def duplicate_names(size: int) -> bytes:
     """One name repeated (KEY-UNIQUE; HF accepts, last wins)."""
     n = _count(size, 52)
@@ -200,6 +222,8 @@ FAMILIES: dict[str, Callable[[int], bytes]] = {
         valid_minus_zero,
         valid_emoji,
         valid_pretty,
+        valid_sorted_keys,
+        valid_escaped_fields,
         duplicate_names,
         overlapping,
         deep_entries,

@@ -58,8 +58,28 @@ def valid_files(draw: st.DrawFn) -> bytes:
 
 
 @st.composite
-def mutated_files(draw: st.DrawFn) -> bytes:
-    data = bytearray(draw(valid_files()))
+def reordered_files(draw: st.DrawFn) -> bytes:
+    """A valid file in json.dumps(sort_keys=True)'s order, or field names escaped."""
+    data = draw(valid_files())
+    length = struct.unpack("<Q", data[:8])[0]
+    members = json.loads(data[8 : 8 + length])
+    text = json.dumps(members, separators=(",", ":"), sort_keys=draw(st.booleans()))
+    for field, spelt in (
+        ("dtype", "\\u0064type"),
+        ("shape", "sh\\u0061pe"),
+        ("data_offsets", "data\\u005Foffsets"),
+    ):
+        if draw(st.booleans()):
+            text = text.replace(f'"{field}"', f'"{spelt}"')
+    raw = text.encode() + b" " * draw(st.integers(0, 7))
+    return struct.pack("<Q", len(raw)) + raw + data[8 + length :]
+
+
+@st.composite
+def mutated_files(
+    draw: st.DrawFn, files: st.SearchStrategy[bytes] | None = None
+) -> bytes:
+    data = bytearray(draw(valid_files() if files is None else files))
     for _ in range(draw(st.integers(1, 3))):
         kind = draw(st.sampled_from(["flip", "insert", "delete", "token"]))
         position = draw(st.integers(0, len(data)))
@@ -129,6 +149,19 @@ def test_generated_valid_files_pass_both_paths(data: bytes) -> None:
 @settings(max_examples=500, deadline=None)
 @given(mutated_files())
 def test_mutated_files_get_one_verdict(data: bytes) -> None:
+    check_agreement(data)
+
+
+@settings(max_examples=200, deadline=None)
+@given(reordered_files())
+def test_fields_in_other_orders_or_escaped_pass_both_paths(data: bytes) -> None:
+    assert stspec.validate(data) == []
+    check_agreement(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(mutated_files(reordered_files()))
+def test_mutated_reordered_files_get_one_verdict(data: bytes) -> None:
     check_agreement(data)
 
 
@@ -214,3 +247,78 @@ def test_both_paths_agree_with_few_violations_kept(
         (e.rule, e.offset, e.path, e.msg) for e in plain
     ]
     assert fast.omitted == plain.omitted
+
+
+def _sorted(name: str, dtype: str, shape: str, begin: int, end: int) -> str:
+    return (
+        f'"{name}":{{"data_offsets":[{begin},{end}],"dtype":"{dtype}",'
+        f'"shape":[{shape}]}}'
+    )
+
+
+# Entries the canonical pattern misses but the fast path still takes when
+# sound (fields in sort_keys order, escaped field names), beside faults.
+@pytest.mark.parametrize(
+    "header",
+    [
+        "{"
+        + _sorted("a", "F32", "1", 0, 4)
+        + ","
+        + _sorted("b", "F32", "2", 4, 8)
+        + "}",
+        "{"
+        + _sorted("a", "F32", "1", 0, 4)
+        + ","
+        + _sorted("a", "F32", "1", 4, 8)
+        + "}",
+        "{" + _sorted("a", "X", "1", 0, 4) + "," + _sorted("b", "F32", "1", 4, 8) + "}",
+        "{"
+        + _sorted("a", "F32", "1", 4, 0)
+        + ","
+        + _sorted("b", "F32", "1", 4, 8)
+        + "}",
+        "{"
+        + _sorted("a", "F32", "1" * 21, 0, 4)
+        + ","
+        + _sorted("b", "F32", "1", 4, 8)
+        + "}",
+        "{"
+        + _sorted("a\\u0041", "F32", "1", 0, 4)
+        + ","
+        + _sorted("b", "F32", "1", 4, 8)
+        + "}",
+        "{"
+        + _sorted("__metadata__", "F32", "1", 0, 4)
+        + ","
+        + _sorted("b", "F32", "1", 4, 8)
+        + "}",
+        (
+            '{"a":{"\\u0064type":"F32","sh\\u0061pe":[1],"data_offsets":[0,4]},'
+            '"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}}'
+        ),
+        (
+            '{"a":{"\\u0064type":"F32","sh\\u0061pe":[1],"data_offsets":[0,4]},'
+            '"b":{"\\u0064type":"F32","\\u0064type":"F32","shape":[1],"data_offsets":[4,8]}}'
+        ),
+        (
+            '{"a":{"shape":[1],"dtype":"F32","data_offsets":[0,4]},'
+            '"b":{"data_offsets":[4,9],"shape":[1],"dtype":"F32"}}'
+        ),
+        (
+            '{"a":{"data\\u005foffsets":[0,4],"dtype":"F32","shape":[1]},'
+            '"b":{"data_offsets":[4,8],"dtype":"F32","shape":[1],"x":1},'
+            '"c":{"data_offsets":[8,12],"dtype":"F32","shape":[-0]}}'
+        ),
+        (
+            '{"a":{"shape":{},"dtype":"U8","data_offsets":[0,1]},'
+            '"b":{"shape":[1],"dtype":"U8","data_offsets":{}}}'
+        ),
+        (
+            '{"a":{"shape":[true],"dtype":"U8","data_offsets":[0,1]},'
+            '"b":{"shape":[1.0],"dtype":"U8","data_offsets":[1,2],"dtype":"U8"}}'
+        ),
+    ],
+)
+@pytest.mark.parametrize("size", [8, 12, 16])
+def test_reordered_entries_agree(header: str, size: int) -> None:
+    check_agreement(file_of(header, bytes(size)))

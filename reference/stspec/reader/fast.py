@@ -19,7 +19,7 @@ import re
 from functools import cache, partial
 from math import prod
 
-from stspec.dtypes import BITS, RANK
+from stspec.dtypes import BITS, RANK, bit_count
 from stspec.reader.first import Settled, parse_fault, rest, settles
 from stspec.reader.header import (
     FIELDS,
@@ -300,6 +300,16 @@ class FastScan(Scan):
 
     def judge_entry(self, name: str, pos: int, *, repeated: bool) -> int:
         """Judge the tensor entry value at ``pos``; return its end."""
+        src = self.src
+        if (
+            not repeated
+            and isinstance(src, FastText)
+            and src.text[pos : pos + 1] == "{"
+            and src.shallow
+        ):
+            end = _sound_entry(self, src, name, pos)
+            if end >= 0:
+                return end
         return _entry(self, name, pos, repeated=repeated)
 
     def judge_metadata(self, pos: int, *, keep: bool) -> int:
@@ -415,15 +425,19 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     return header
 
 
-def _sound_run(state: FastScan, pos: int) -> tuple[int, re.Match[str] | None]:
+def _sound_run(  # noqa: C901 - the hot loop, kept in one piece
+    state: FastScan, pos: int
+) -> tuple[int, re.Match[str] | None]:
     """Take the members from ``pos`` on that need no more than a table row.
 
     Runs of compact members go in bulk (see _bulk).  Else, a canonical entry
-    whose name has no escapes and is new, of a known dtype and a shape under
-    20 characters, whose size matches its offsets and which a comma and
-    another member follow, is accepted as _scan would accept it, with fewer
-    steps.  The first member that is anything else is left to _scan.
-    Return the position of that member and its match.
+    (or one in json.dumps(sort_keys=True)'s order, or with escaped field
+    names: see _other_orders) whose name has no escapes and is new, of a
+    known dtype and a shape under 20 characters, whose size matches its
+    offsets and which a comma and another member follow, is accepted as
+    _scan would accept it, with fewer steps.  The first member that is
+    anything else is left to _scan.  Return the position of that member and
+    its match (None if it is not canonical).
     """
     text = state.src.text
     index, codes, offsets, dims, starts = state.header.table.columns
@@ -442,13 +456,20 @@ def _sound_run(state: FastScan, pos: int) -> tuple[int, re.Match[str] | None]:
             if taken:
                 continue
         found = match(text, pos)
-        if found is None:
-            break
+        if found is not None:
+            name, dtype, shape, begin, end, comma = found.groups()
+            at, after = found.start(4), found.end()
+        else:
+            # Fields in another order or spelt with escapes: taken here when
+            # sound, else left to _scan's general way (found stays None).
+            other = _reordered(text, pos)
+            if other is None:
+                break
+            (name, dtype, shape, begin, end, comma), at, after = other
         if pos >= bulk_from:
             # Canonical but not compact (or the last member): try the bulk
             # way again only a chunk further on.
             bulk_from = pos + _bulk().CHUNK
-        name, dtype, shape, begin, end, comma = found.groups()
         bits = bits_of(dtype)
         if (
             bits is None
@@ -474,7 +495,6 @@ def _sound_run(state: FastScan, pos: int) -> tuple[int, re.Match[str] | None]:
         bits *= elements
         begin_at = int(begin)
         end_at = int(end)
-        after = found.end()
         if (
             bits > U64_MAX
             or bits & 7
@@ -489,10 +509,62 @@ def _sound_run(state: FastScan, pos: int) -> tuple[int, re.Match[str] | None]:
         offsets.append(end_at)
         dims.extend(sizes)
         starts.append(len(dims))
-        where.append(found.start(4))
+        where.append(at)
         pos = after
     state.bulk_from = bulk_from
     return pos, found
+
+
+def _field_name(name: str) -> str:
+    r"""Match a member name spelt with or without escapes (``\u0064type``)."""
+    return "".join(
+        f"(?:{char}|\\\\u00{code[0]}[{code[1].lower()}{code[1].upper()}])"
+        for char, code in ((char, f"{ord(char):02x}") for char in name)
+    )
+
+
+@cache
+def _other_orders() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Match an entry member as _CANONICAL does, its field names escaped or not.
+
+    The first keeps the canonical order; the second is the order of
+    json.dumps(sort_keys=True): data_offsets, dtype, shape.  Compiled on
+    first use: headers as most writers emit them never need them.
+    """
+    dtype, shape, offsets = map(_field_name, ("dtype", "shape", "data_offsets"))
+    dims = rf"\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\]"
+    pair = rf"\[{_W}({INT}){_W},{_W}({INT}){_W}\]"
+    canonical = (
+        rf'\{{{_W}"{dtype}"{_W}:{_W}{_NAME}{_W},{_W}"{shape}"{_W}:{_W}{dims}{_W},'
+        rf'{_W}"{offsets}"{_W}:{_W}{pair}{_W}\}}'
+    )
+    ordered = (
+        rf'\{{{_W}"{offsets}"{_W}:{_W}{pair}{_W},{_W}"{dtype}"{_W}:{_W}{_NAME}{_W},'
+        rf'{_W}"{shape}"{_W}:{_W}{dims}{_W}\}}'
+    )
+    return tuple(  # type: ignore[return-value]
+        re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{entry}{_W}(,?){_W}")
+        for entry in (canonical, ordered)
+    )
+
+
+def _reordered(text: str, pos: int) -> tuple[tuple[str, ...], int, int] | None:
+    """Match the entry member at ``pos`` that _CANONICAL misses but _other_orders takes.
+
+    Return its parts in _CANONICAL's order (name, dtype, shape, begin, end,
+    comma), where its begin offset is and where the member ends.
+    """
+    if text.startswith('"__metadata__"', pos):
+        return None
+    escaped, ordered = _other_orders()
+    found = escaped.match(text, pos)
+    if found is not None:
+        return found.groups(), found.start(4), found.end()
+    found = ordered.match(text, pos)
+    if found is None:
+        return None
+    name, begin, end, dtype, shape, comma = found.groups()
+    return (name, dtype, shape, begin, end, comma), found.start(2), found.end()
 
 
 def _take(state: FastScan, pos: int) -> tuple[int, int, int]:
@@ -651,6 +723,90 @@ def _entry(state: FastScan, name: str, pos: int, *, repeated: bool) -> int:
     state.in_entry = False
     judge_fields(state, name, entry_pos, fields, repeated=repeated)
     return pos
+
+
+class _Members(list[tuple[str, object]]):
+    """An object's members as the entry decoder gives them: never a list value."""
+
+    __slots__ = ()
+
+
+@cache
+def _entry_decoder() -> json.JSONDecoder:
+    """Decode an entry object at C speed into its list of (name, value) pairs.
+
+    Integers are ints only when the parser would make them so (see
+    _int_token); other numbers and constants leave the decoded way.
+    """
+    import json  # noqa: PLC0415 - see _skipper()
+
+    return json.JSONDecoder(
+        object_pairs_hook=_Members,
+        parse_int=_int_token,
+        parse_float=Number,
+        parse_constant=_refuse,
+    )
+
+
+def _sound_entry(state: FastScan, src: FastText, name: str, pos: int) -> int:
+    """Take an entry that breaks no rule, its fields in any order, or return -1.
+
+    For entries the canonical pattern misses: fields in another order
+    (json.dumps(sort_keys=True)) or names spelt with escapes.  The C decoder
+    reads the object; an entry is taken only when it holds exactly the
+    three fields, once each, a dtype name, integers in 0..2^64-1, two
+    offsets in order whose span is the tensor's size: every check of
+    header.entry passes.  Anything else (-1) goes header.entry's way, which
+    reports it.
+    """
+    text = src.text
+    try:
+        pairs, end = _entry_decoder().raw_decode(text, pos)
+    except (ValueError, RecursionError, _Doubt):
+        return -1
+    fields = dict(pairs)
+    if len(pairs) != 3 or fields.keys() != FIELDS:
+        return -1
+    dtype, shape, offsets = fields["dtype"], fields["shape"], fields["data_offsets"]
+    if (
+        type(dtype) is not str
+        or dtype not in BITS
+        or type(shape) is not list
+        or type(offsets) is not list
+        or len(offsets) != 2
+        or not all(type(n) is int and n <= U64_MAX for n in (*shape, *offsets))
+    ):
+        return -1
+    begin, stop = offsets
+    bits = bit_count(dtype, shape)
+    if begin > stop or bits > U64_MAX or bits & 7 or bits >> 3 != stop - begin:
+        return -1
+    header = state.header
+    header.table.add(name, dtype, shape, begin, stop)
+    header.where_kept.append(_offsets_value(text, pos, end) + 1)
+    return end
+
+
+@cache
+def _key() -> re.Pattern[str]:
+    # A member name and its colon; in a sound entry no value holds a string
+    # followed by a colon.
+    return re.compile(rf'"((?:[^"\\]|\\.)*)"{_W}:{_W}')
+
+
+def _offsets_value(text: str, pos: int, end: int) -> int:
+    """Return where the data_offsets value of the sound entry in pos..end is."""
+    found = text.find('"data_offsets"', pos, end)
+    if found >= 0:
+        return _key().match(text, found).end()  # type: ignore[union-attr]
+    for key in _key().finditer(text, pos, end):
+        if string(Text(key.group(), _ignore_fault), 0)[1] == "data_offsets":
+            return key.end()
+    raise AssertionError  # pragma: no cover - a sound entry has data_offsets
+
+
+def _ignore_fault(_rule: str, _pos: int, _msg: str, _path: Path) -> None:
+    pass  # pragma: no cover - a sound entry's names hold no fault
 
 
 def _counted_only(report: Report, pos: int, key: str) -> bool:

@@ -31,7 +31,10 @@ MARKERS = {
         r"|\b\d{2}:\d{2}[\u2013-]\d{2}:\d{2}\b"
     ),
     "a load average": re.compile(
-        r"\bload(?: average)?(?: of)?(?: about)? \d+(?:\.\d+)?\b", re.IGNORECASE
+        r"\bload average(?: of)?(?: about)? \d"
+        r"|\bat (?:a )?load (?:of )?\d"
+        r"|\bload \d+(?:\.\d+)?[\u2013-]\d|\bload \d+\.\d+\b",
+        re.IGNORECASE,
     ),
     "a commit hash": re.compile(
         r"`[0-9a-f]{7,10}\^?`|\((?=[0-9a-f]*\d)[0-9a-f]{7,10}\)"
@@ -87,6 +90,7 @@ def work_log_lines(text: str) -> list[str]:
         ("measured in session 3 after the changes", "a numbered work period"),
         ("First pass, 23:26\u201323:51 UTC on main", "the UTC time of a run"),
         ("at a load average of 6\u20137 (other jobs)", "a load average"),
+        ("the same benchmark gave 1.68x (load 4.3)", "a load average"),
         ("the reader at `919096d`, measured", "a commit hash"),
         ("fixed by the reader's owner (9a73171),", "a commit hash"),
         ("which it counted until now as a rejection", "'until now'"),
@@ -103,6 +107,8 @@ def test_the_scan_finds_each_kind_of_marker(text: str, kind: str) -> None:
         "`tensors_sha256` 6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30",
         "F4 [16] 8 1032547698badcfe",
         "the worker loads the file; under session autogroups",
+        "The conformance suite allows each load 10 s of CPU",
+        "records the load average before and after",
     ],
 )
 def test_the_scan_leaves_ordinary_text_alone(text: str) -> None:

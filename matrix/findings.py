@@ -224,14 +224,22 @@ def _installed(result: dict[str, Any]) -> list[str]:
     return commands
 
 
+# reproducer suffix -> (code block language, how it is run); a Java one runs
+# as a single-file source program with the library's jars on the class path
+_LANGUAGES: Final = {
+    ".mjs": ("js", "node"),
+    ".go": ("go", "go run"),
+    ".java": ("java", "java -cp 'lib/*'"),
+}
+
+
 def _script(hand: dict[str, Any]) -> tuple[str, str, str]:
     """The reproducer's text, language and how this project runs it."""
     if "script" not in hand:
         return "", "", "the implementation's loader on"
     path = envs.REPO / "matrix" / "repro" / hand["script"]
     text = path.read_text("utf-8")
-    language = "js" if path.suffix == ".mjs" else "python"
-    runner = "node" if language == "js" else "python"
+    language, runner = _LANGUAGES.get(path.suffix, ("python", "python"))
     return text, language, f"{runner} {path.name}"
 
 
@@ -307,6 +315,8 @@ def report(
         "",
         "```sh",
         *_installed(result),
+        # how to get a library no pip or npm pin names (Maven jars, a Go module)
+        *hand.get("install", []),
         "```",
         "",
     ]

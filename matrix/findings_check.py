@@ -41,6 +41,13 @@ def _command(name: str, script: Path, file: Path) -> tuple[list[str], dict[str, 
     if script.suffix == ".mjs":
         env["STSPEC_MATRIX_ENV"] = str(envs.env_dir(name))
         return ["node", str(script), str(file)], env
+    if script.suffix == ".java":  # the jars matrix/build/java_jars.sh copied
+        jars = envs.env_dir(name) / "lib" / "*"
+        # a JVM reserves its heap, code cache and class space up front: sized
+        # to start within the reproducer's address-space limit
+        small = ["-Xmx512m", "-XX:ReservedCodeCacheSize=32m",
+                 "-XX:CompressedClassSpaceSize=64m", "-XX:+UseSerialGC"]  # fmt: skip
+        return ["java", *small, "-cp", str(jars), str(script), str(file)], env
     return [str(envs.python_of(name)), str(script), str(file)], env
 
 

@@ -25,6 +25,12 @@ Every key is optional; the defaults describe a full reader without a writer:
     canonical form apply (default false: ``WRITE-CANONICAL`` is only a SHOULD
     for other writers).
 
+``max_file_size``, ``max_header_size``, ``max_tensor_size``
+    implementation limits (SPEC 1.6), in bytes: the largest file, header
+    (N, at most 100,000,000) and tensor the reader supports (default: none).
+    A valid file beyond one that the reader rejects is not applicable; one it
+    accepts is judged as any other, and a limit never excuses an invalid file.
+
 A Python adapter declares them as a module attribute ``CAPABILITIES = {...}``
 (older adapters: ``SAVE_DTYPES``); a command in its ``--describe`` answer
 (``{"protocol": 2, ..., "capabilities": {...}}``; older answers:
@@ -54,6 +60,7 @@ __all__ = [
 
 DTYPE_ORDER: Final = tuple(dt.name for dt in stspec.DTYPES)
 ALL_DTYPES: Final = frozenset(DTYPE_ORDER)
+LIMIT_KEYS: Final = ("max_file_size", "max_header_size", "max_tensor_size")
 KEYS: Final = (
     "read_dtypes",
     "header_only",
@@ -62,6 +69,7 @@ KEYS: Final = (
     "write",
     "write_dtypes",
     "canonical",
+    *LIMIT_KEYS,
 )
 
 
@@ -80,6 +88,16 @@ class Capabilities:
     write_dtypes: frozenset[str] = field(default=ALL_DTYPES)
     canonical: bool = False
     metadata: bool = True
+    # implementation limits in bytes (None: none): file, header, one tensor
+    limits: tuple[int | None, int | None, int | None] = (None, None, None)
+
+    def exceeded(self, file: int, header: int, tensor: int) -> str | None:
+        """The first declared limit these sizes go beyond, as a phrase, or None."""
+        sizes = (file, header, tensor)
+        for key, limit, size in zip(LIMIT_KEYS, self.limits, sizes, strict=True):
+            if limit is not None and size > limit:
+                return f"{key} {limit:,} (this one: {size:,} bytes)"
+        return None
 
     def reads(self, *dtypes: str) -> bool:
         """Whether the reader supports every one of ``dtypes``."""
@@ -104,6 +122,11 @@ class Capabilities:
             parts.append("canonical writer" if self.canonical else "not canonical")
         else:
             parts.append("no writer")
+        parts.extend(
+            f"{key} {limit:,}"
+            for key, limit in zip(LIMIT_KEYS, self.limits, strict=True)
+            if limit is not None
+        )
         return "; ".join(parts)
 
     def as_json(self) -> dict[str, object]:
@@ -116,6 +139,11 @@ class Capabilities:
             "write_dtypes": _ordered(self.write_dtypes),
             "canonical": self.canonical,
             "metadata": self.metadata,
+            **{
+                key: limit
+                for key, limit in zip(LIMIT_KEYS, self.limits, strict=True)
+                if limit is not None
+            },
         }
 
 
@@ -153,6 +181,21 @@ def _dtype_set(value: object, where: str) -> frozenset[str]:
 def _flag(value: object, where: str) -> bool:
     if not isinstance(value, bool):
         msg = f"{where} must be true or false, got {value!r:.80}"
+        raise CapabilityError(msg)
+    return value
+
+
+def _limit(value: object, where: str, maximum: int | None) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        msg = f"{where} must be a positive number of bytes (or null), got {value!r:.80}"
+        raise CapabilityError(msg)
+    if maximum is not None and value > maximum:
+        msg = (
+            f"{where} is {value:,}, above the format's own limit of {maximum:,}: "
+            "declare only limits below the format's"
+        )
         raise CapabilityError(msg)
     return value
 
@@ -204,8 +247,20 @@ def from_mapping(
         declared.get("metadata_presence", True), f"{source}['metadata_presence']"
     )
     metadata = _flag(declared.get("metadata", True), f"{source}['metadata']")
+    maxima = (None, stspec.MAX_HEADER_SIZE, None)
+    limits = tuple(
+        _limit(declared.get(key), f"{source}[{key!r}]", maximum)
+        for key, maximum in zip(LIMIT_KEYS, maxima, strict=True)
+    )
     return Capabilities(
-        read_dtypes, header_only, presence, write, write_dtypes, canonical, metadata
+        read_dtypes,
+        header_only,
+        presence,
+        write,
+        write_dtypes,
+        canonical,
+        metadata,
+        (limits[0], limits[1], limits[2]),
     )
 
 

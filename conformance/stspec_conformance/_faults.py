@@ -248,6 +248,14 @@ def _surrogate(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
     return _repad(d.layout), f"the escape {escape} in a name"
 
 
+@_fault("JSON-SURROGATE/in-unknown-member")
+def _surrogate_in_unknown(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
+    value = draw(pick(('"\\ud800"', '{"\\udfff":1}', '["x\\udbff"]')))
+    entry = _append_tensor(d, "U8", [1], b"\x2a")
+    entry.fields.insert(draw(st.integers(0, 3)), ('"extra"', value))
+    return _repad(d.layout), f"an unknown entry member {value} holds a lone surrogate"
+
+
 @_fault("KEY-UNIQUE/tensor-name")
 def _dup_tensor(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
     # a tensor's member, never __metadata__'s (that is KEY-UNIQUE/metadata-member)
@@ -290,6 +298,16 @@ def _dup_field(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
     index = draw(st.integers(0, 2))
     entry.fields.append(entry.fields[index])
     return _repad(d.layout), f"the field {entry.fields[index][0]} appears twice"
+
+
+@_fault("KEY-UNIQUE/in-unknown-member")
+def _dup_in_unknown(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
+    value = draw(
+        pick(('{"a":1,"a":1}', '{"a":1,"b":{"c":2,"c":3}}', '[{"x":0,"x":0}]'))
+    )
+    entry = _append_tensor(d, "U8", [1], b"\x2a")
+    entry.fields.insert(draw(st.integers(0, 3)), ('"extra"', value))
+    return _repad(d.layout), f"an unknown entry member {value} repeats a name"
 
 
 @_fault("NUM-INTEGER/fraction-or-exponent")
@@ -658,10 +676,22 @@ def _odd_padding(draw: st.DrawFn, d: Drawn) -> None:
     d.layout.padding = max(d.layout.padding, 1)
 
 
+# Unknown members named like a field in another case, with another value:
+# a reader matching names case-insensitively (Go's encoding/json) takes them.
+_CASE_VARIANTS: Final = (
+    ('"DTYPE"', '"F64"'),
+    ('"Dtype"', '"I8"'),
+    ('"SHAPE"', "[2,2]"),
+    ('"Data_Offsets"', "[0,0]"),
+)
+
+
 def _unknown_field(draw: st.DrawFn, d: Drawn) -> None:
     value = draw(pick(('"x"', "1", "null", '{"a":[1,2]}', "[]")))
     entry = _append_tensor(d, "U8", [1], b"\x2a")
     entry.fields.insert(draw(st.integers(0, 3)), ('"extra"', value))
+    # and, after the real fields, a member spelt like one of them
+    entry.fields.append(draw(pick(_CASE_VARIANTS)))
 
 
 def _metadata_null(draw: st.DrawFn, d: Drawn) -> None:

@@ -2,9 +2,10 @@
 
 The corpus tests call these before the shared checks in ``_checks``:
 
-* a valid file rejected by a reader that does not declare one of its dtypes
-  is not applicable (an accepted one is still compared: declaring less never
-  turns wrong content into a pass);
+* a valid file rejected by a reader that does not declare one of its dtypes,
+  or that goes beyond a declared implementation limit (largest file, header,
+  tensor), is not applicable (an accepted one is still compared: declaring
+  less never turns wrong content into a pass);
 * an accepted file is compared as the declaration allows (``_compare``: a
   reader declaring ``metadata`` false that reports none is compared on its
   tensors), and a reader that does not declare ``header_only`` must return
@@ -28,11 +29,13 @@ from stspec_conformance._compare import (
     narrow_case,
     within_declaration,
 )
+from stspec_conformance._limits import header_length
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from stspec_conformance._capabilities import Capabilities
     from stspec_conformance._model import Outcome
     from stspec_conformance.adapters import Adapter
 
@@ -64,6 +67,13 @@ def acceptable(
                 "implementation does not declare in read_dtypes",
                 node,
             )
+        beyond = _beyond_limits(case, path, caps)
+        if beyond:
+            _outcomes.not_applicable(
+                f"rejected a file beyond the declared {beyond} (an implementation "
+                "limit, SPEC 1.6)",
+                node,
+            )
     ignored = False
     if outcome.status == "accepted" and outcome.content is not None:
         missing = missing_bytes(outcome.content, caps)
@@ -79,6 +89,18 @@ def acceptable(
             "metadata": outcome.content.metadata,
         }
     return judged
+
+
+def _beyond_limits(
+    case: Mapping[str, Any], path: Path, caps: Capabilities
+) -> str | None:
+    """The declared limit a valid case goes beyond (file, header, largest tensor)."""
+    if caps.limits == (None, None, None):
+        return None
+    size = path.stat().st_size
+    tensors = (case.get("expected") or {}).get("tensors") or {}
+    largest = max((int(t.get("nbytes", 0)) for t in tensors.values()), default=0)
+    return caps.exceeded(size, header_length(path, size), largest)
 
 
 def malformed_acceptance(outcome: Outcome) -> bool:

@@ -27,6 +27,8 @@ from stspec_corpus._recipes import (
     HASH_LIMIT,
     Params,
     dense_names,
+    metadata_keys,
+    metadata_value,
     run,
     tensor_names,
 )
@@ -182,6 +184,7 @@ def _recipes() -> list[Case]:
             expected=many,
             dtypes=["U8"],
         ),
+        *_late_faults(),
         make(
             "n_layout_100000_overlapping_tensors",
             ["LAYOUT-OVERLAP"],
@@ -192,6 +195,57 @@ def _recipes() -> list[Case]:
             provenance=bug(
                 "huggingface/safetensors attacks/safetensors_abuse_attempt_3.py"
             ),
+        ),
+    ]
+
+
+# Faults late in large headers: past 1,000 entries, 128 metadata keys and the
+# first 64 KiB, where a reader's checks might stop.
+LATE_KEYS: Final = 200
+LATE_AT: Final = 190
+LATE_LENGTH: Final = 500
+
+
+def _late_faults() -> list[Case]:
+    def metadata(fault: str) -> Recipe:
+        params = {"count": LATE_KEYS, "length": LATE_LENGTH, "fault": fault}
+        return recipe("many-metadata", {**params, "at": LATE_AT})
+
+    keys = metadata_keys(LATE_KEYS)
+    values = {k: metadata_value(i, LATE_LENGTH) for i, k in enumerate(keys)}
+    late = f"key {LATE_AT} of {LATE_KEYS} (values of {LATE_LENGTH} bytes)"
+    return [
+        make(
+            "n_layout_hole_after_1500_tensors",
+            ["LAYOUT-HOLE"],
+            "2,000 U8[1] tensors with one unused byte before tensor 1,500",
+            recipe=recipe("many-tensors", {"count": 2_000, "hole_at": 1_500}),
+            dtypes=["U8"],
+        ),
+        make(
+            "y_structure_metadata_200_keys",
+            ["META-STRING"],
+            f"{LATE_KEYS} metadata keys, no tensors: a reader keeping 128 loses some",
+            recipe=metadata("none"),
+            expected=Expected(values, {}),
+        ),
+        make(
+            "n_structure_metadata_value_integer_late",
+            ["META-STRING"],
+            f"the metadata value of {late} is the number 1",
+            recipe=metadata("integer"),
+        ),
+        make(
+            "n_structure_duplicate_metadata_key_late",
+            ["KEY-UNIQUE"],
+            f"{late} repeats the name of key {LATE_AT - 10}",
+            recipe=metadata("duplicate"),
+        ),
+        make(
+            "n_text_utf8_invalid_past_64kib",
+            ["HEADER-UTF8"],
+            f"the byte 0xFF starts the value of {late}, past the first 64 KiB",
+            recipe=metadata("bad-utf8"),
         ),
     ]
 

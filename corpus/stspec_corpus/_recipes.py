@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import string
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -119,17 +120,24 @@ def tensor_names(count: int) -> list[str]:
 def many_tensors(params: Params) -> Output:
     """``count`` U8[1] tensors t00000.. in order, tensor i holding i % 256.
 
-    Params: count, overlap (true: every tensor claims [0,1] of a 1-byte buffer).
+    Params: count, overlap (true: every tensor claims [0,1] of a 1-byte buffer),
+    hole_at (optional: one unused byte before that tensor).
     """
     count = _int(params, "count")
     overlap = bool(params.get("overlap", False))
+    hole_at = _int(params, "hole_at") if "hole_at" in params else count
     names = tensor_names(count)
     if overlap:
         members = [(name, entry("U8", [1], 0, 1)) for name in names]
         buffer = b"\x00"
     else:
-        members = [(name, entry("U8", [1], i, i + 1)) for i, name in enumerate(names)]
+        start = [i + (i >= hole_at) for i in range(count)]
+        members = [
+            (n, entry("U8", [1], start[i], start[i] + 1)) for i, n in enumerate(names)
+        ]
         buffer = bytes(i % 256 for i in range(count))
+        if hole_at < count:
+            buffer = buffer[:hole_at] + b"\x00" + buffer[hole_at:]
     data = assemble(obj(members), buffer)
     return Output(((0, data),), len(data))
 
@@ -167,7 +175,48 @@ def dense_header(params: Params) -> Output:
     return Output(((0, data),), len(data))
 
 
+def metadata_keys(count: int) -> list[str]:
+    """Return the keys of the many-metadata recipe: k00000, k00001, ..."""
+    return [f"k{i:05d}" for i in range(count)]
+
+
+def metadata_value(index: int, length: int) -> str:
+    """Return the value of key ``index`` in the many-metadata recipe."""
+    return (f"{index}:" + "abcdefghij" * (length // 10 + 1))[:length]
+
+
+_METADATA_FAULTS: Final = ("none", "integer", "duplicate", "bad-utf8")
+
+
+def many_metadata(params: Params) -> Output:
+    """Build a metadata-only header: ``count`` keys k00000.., values of ``length``.
+
+    Params: count, length, fault (none; integer: key ``at`` holds the number
+    1; duplicate: key ``at`` repeats the name of key ``at`` - 10; bad-utf8:
+    the value of key ``at`` starts with the byte 0xFF), at.
+    """
+    count, length = _int(params, "count"), _int(params, "length")
+    fault, at = _str(params, "fault"), _int(params, "at")
+    if fault not in _METADATA_FAULTS:
+        raise ValueError(f"many-metadata: unknown fault {fault!r}")
+    keys = metadata_keys(count)
+    pieces: list[bytes] = []
+    for i, key in enumerate(keys):
+        name = keys[i - 10] if fault == "duplicate" and i == at else key
+        value = json.dumps(metadata_value(i, length)).encode()
+        if i == at and fault == "integer":
+            value = b"1"
+        elif i == at and fault == "bad-utf8":
+            value = b'"\xff' + value[1:]
+        pieces.append(json.dumps(name).encode() + b":" + value)
+    header = b'{"__metadata__":{' + b",".join(pieces) + b"}}"
+    header += b" " * (-(8 + len(header)) % 8)
+    data = len(header).to_bytes(8, "little") + header
+    return Output(((0, data),), len(data))
+
+
 RECIPES: Final[dict[str, Callable[[Params], Output]]] = {
+    "many-metadata": many_metadata,
     "padded-header": padded_header,
     "sparse": sparse,
     "many-tensors": many_tensors,

@@ -110,6 +110,9 @@ def _expected() -> dict[str, object]:
     }
 
 
+_OPTIONAL = ("overlap", "hole_at")
+
+
 def _recipe(name: str, description: str, params: dict[str, object]) -> object:
     return {
         "description": description,
@@ -120,7 +123,7 @@ def _recipe(name: str, description: str, params: dict[str, object]) -> object:
             "name": {"const": name},
             "params": {
                 "type": "object",
-                "required": [key for key in params if key != "overlap"],
+                "required": [key for key in params if key not in _OPTIONAL],
                 "additionalProperties": False,
                 "properties": params,
             },
@@ -156,8 +159,30 @@ def _recipes() -> list[object]:
             '"data_offsets":[i,i+1]},...} (no spaces), then 0x20 bytes until '
             "8 + its length is a multiple of 8; buffer: count bytes, byte i = "
             'i mod 256. With overlap true every entry has "data_offsets":[0,1] '
-            "and the buffer is the one byte 0x00",
-            {"count": {**_NUMBER, "minimum": 1}, "overlap": {"type": "boolean"}},
+            "and the buffer is the one byte 0x00. With hole_at h, one 0x00 byte "
+            "that no tensor covers comes before tensor h (tensors h.. start one "
+            "byte later)",
+            {
+                "count": {**_NUMBER, "minimum": 1},
+                "overlap": {"type": "boolean"},
+                "hole_at": _NUMBER,
+            },
+        ),
+        _recipe(
+            "many-metadata",
+            "A header holding only __metadata__, compact JSON: count keys 'k' + "
+            "the index in 5 decimal digits (k00000..), the value of key i being "
+            "the decimal i, ':' and 'abcdefghij' repeated, cut to length "
+            "characters; then 0x20 bytes until 8 + its length is a multiple of "
+            "8; no buffer. fault changes key at: integer writes the value as the "
+            "number 1; duplicate gives it the name of key at - 10; bad-utf8 puts "
+            "the byte 0xFF first inside its value's quotes; none changes nothing",
+            {
+                "count": {**_NUMBER, "minimum": 1},
+                "length": _NUMBER,
+                "fault": {"enum": ["none", "integer", "duplicate", "bad-utf8"]},
+                "at": _NUMBER,
+            },
         ),
         _recipe(
             "dense-header",

@@ -135,6 +135,54 @@ CASES = {
         ["test_writer_refuses_size_mismatch"],
         "invalid file",
     ),
+    # issue 24.1: faults late in large headers, in the corpus and the properties
+    "checks_first_1000_layouts": (
+        "n_layout_hole_after_1500_tensors or LAYOUT-HOLE/gap or y_layout_100_tensors",
+        [
+            "test_must_reject[n_layout_hole_after_1500_tensors]",
+            "test_single_fault_rejected[LAYOUT-HOLE/gap]",
+        ],
+        ["test_must_accept[y_layout_100_tensors]"],
+        "accepted",
+    ),
+    "checks_utf8_first_64k": (
+        "n_text_utf8_invalid_past_64kib or HEADER-UTF8 or y_text_utf8_metadata",
+        [
+            "test_must_reject[n_text_utf8_invalid_past_64kib]",
+            "test_single_fault_rejected[HEADER-UTF8/invalid-bytes]",
+        ],
+        ["test_must_accept[y_text_utf8_metadata]"],
+        "accepted",
+    ),
+    "keeps_128_metadata_keys": (
+        (
+            "y_structure_metadata_200_keys or metadata_value_integer_late "
+            "or META-STRING or y_structure_metadata_100_keys"
+        ),
+        [
+            "test_must_accept[y_structure_metadata_200_keys]",
+            "test_must_reject[n_structure_metadata_value_integer_late]",
+            "test_single_fault_rejected[META-STRING/non-string-value]",
+        ],
+        ["test_must_accept[y_structure_metadata_100_keys]"],
+        "",  # wrong content, or an accepted invalid file
+    ),
+    # issue 24.3: what a tolerant reader ignores is still JSON, matched exactly
+    "skips_checks_in_unknown_members": (
+        "in-unknown-member or i_structure_unknown_field_object",
+        [
+            "test_single_fault_rejected[KEY-UNIQUE/in-unknown-member]",
+            "test_single_fault_rejected[JSON-SURROGATE/in-unknown-member]",
+        ],
+        ["test_tolerated[i_structure_unknown_field_object]"],
+        "accepted",
+    ),
+    "case_insensitive_fields": (
+        "test_tolerated_variant or y_structure_fields_reordered",
+        ["test_tolerated_variant[ENTRY-UNKNOWN/extra-entry-field]"],
+        ["test_must_accept[y_structure_fields_reordered]"],
+        "different content",
+    ),
     # issue 24.2: an undeclared dtype excuses a refusal, never an acceptance
     "skips_undeclared_sizes": (
         "SIZE-MATCH or y_dtype_c64_values or y_dtype_f32_values",

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
+from _suite_runner import run_suite
 
 from stspec_conformance._capabilities import (
     ALL_DTYPES,
@@ -16,8 +17,7 @@ from stspec_conformance._capabilities import (
 )
 from stspec_conformance.adapters import ImplError, resolve
 
-if TYPE_CHECKING:
-    from pathlib import Path
+JUDGED = Path(__file__).resolve().parent / "judged"
 
 
 def test_defaults_are_a_full_reader_without_a_writer() -> None:
@@ -143,3 +143,47 @@ def test_a_bad_declaration_is_a_usage_error(tmp_path: Path) -> None:
     )
     with pytest.raises(ImplError, match=r"unknown dtype.*'FP32'"):
         resolve(str(adapter))
+
+
+def test_declared_limits_excuse_only_what_they_cover(tmp_path: Path) -> None:
+    # issue 24.8: a reader may declare its largest file, header and tensor
+    select = ("-k", "y_layout_offsets_beyond_4gib or y_dtype_f32_values")
+    run = run_suite(str(JUDGED / "limited_reader.py"), *select, tmp_path=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    big = run.test("test_must_accept[y_layout_offsets_beyond_4gib]")
+    assert big["result"] == "not-applicable", big
+    assert "max_file_size 2,147,483,648" in big["message"], big
+    assert run.results["test_must_accept[y_dtype_f32_values]"] == "passed"
+    # refusing a file within the declared limits is still a failure
+    (tmp_path / "report.json").unlink()
+    liar = tmp_path / "limited_liar.py"
+    liar.write_text(
+        f"import sys\nsys.path.insert(0, {str(JUDGED)!r})\n"
+        "import limited_reader\nfrom limited_reader import CAPABILITIES, load\n"
+        "limited_reader.REFUSE_ABOVE = 105\n"
+    )
+    run = run_suite(str(liar), *select, tmp_path=tmp_path)
+    assert run.returncode == 1, run.output[-3000:]
+    small = run.test("test_must_accept[y_dtype_f32_values]")
+    assert small["result"] == "failed", small
+    assert "rejected a valid file" in small["message"], small
+
+
+@pytest.mark.parametrize(
+    ("declared", "message"),
+    [
+        ({"max_file_size": 0}, "must be a positive number of bytes"),
+        ({"max_tensor_size": "1GB"}, "must be a positive number of bytes"),
+        ({"max_header_size": 100_000_001}, "above the format's own limit"),
+    ],
+)
+def test_limits_are_checked(declared: dict[str, object], message: str) -> None:
+    with pytest.raises(CapabilityError, match=message):
+        from_mapping(declared, source="CAPABILITIES")
+    caps = from_mapping({"max_header_size": 1000}, source="CAPABILITIES")
+    assert (
+        caps.exceeded(10**9, 1001, 0) == "max_header_size 1,000 (this one: 1,001 bytes)"
+    )
+    assert caps.exceeded(10**9, 1000, 10**9) is None
+    assert "max_header_size 1,000" in caps.describe()
+    assert caps.as_json()["max_header_size"] == 1000

@@ -52,6 +52,8 @@ def test_each_corruption_breaks_the_rule_it_names(kind: str) -> None:
             stspec.read(corruption.data)
         assert caught.value.rule == corruption.rule, corruption
         rules = {e.rule for e in stspec.validate(corruption.data)}
+        if kind.endswith("/in-unknown-member"):  # an unknown member is a MAY rule
+            rules -= {"ENTRY-UNKNOWN"}
         if corruption.rule != "OFFSETS-ORDER":  # a reversed range is also mis-sized
             assert rules == {corruption.rule}, corruption
 

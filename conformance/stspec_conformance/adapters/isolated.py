@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import faulthandler
 import gc
 import math
@@ -496,14 +497,10 @@ def serve(spec: str) -> int:
     info = {
         "name": adapter.name,
         "version": adapter.version,
+        # every field, so a new declaration crosses the process boundary too
         "capabilities": {
-            "read_dtypes": adapter.capabilities.read_dtypes,
-            "header_only": adapter.capabilities.header_only,
-            "metadata_presence": adapter.capabilities.metadata_presence,
-            "write": adapter.capabilities.write,
-            "write_dtypes": adapter.capabilities.write_dtypes,
-            "canonical": adapter.capabilities.canonical,
-            "metadata": adapter.capabilities.metadata,
+            field.name: getattr(adapter.capabilities, field.name)
+            for field in dataclasses.fields(adapter.capabilities)
         },
     }
     _warm_up(adapter)

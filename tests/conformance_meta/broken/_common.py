@@ -31,11 +31,14 @@ def strict_load(path: str) -> Loaded:
 
 
 def naive_load(
-    path: str, *, size_of: Callable[[str, list[int]], int] | None = None
+    path: str,
+    *,
+    size_of: Callable[[str, list[int]], int] | None = None,
+    errors: str = "strict",
 ) -> Loaded:
     data = Path(path).read_bytes()
     (n,) = struct.unpack("<Q", data[:8])
-    header = json.loads(data[8 : 8 + n])
+    header = json.loads(data[8 : 8 + n].decode("utf-8", errors))
     buffer = data[8 + n :]
     metadata = header.pop("__metadata__", None)
     if metadata is not None:

@@ -179,7 +179,8 @@ function describeFile(path) {
     const { header, dataStart, bufferLength } = parseHeader(fd, fstatSync(fd).size);
     const { metadata, tensors } = checkEntries(header);
     checkLayout(tensors, bufferLength);
-    const out = {};
+    // no prototype: a tensor named "__proto__" must stay an ordinary key
+    const out = Object.create(null);
     for (const t of tensors) {
       const nbytes = t.end - t.begin;
       const entry = { dtype: t.dtype, shape: t.shape.map(Number), nbytes: Number(nbytes) };

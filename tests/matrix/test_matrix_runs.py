@@ -67,11 +67,13 @@ def test_each_case_gets_its_outcome(results: Path) -> None:
 def _chromium() -> str:
     found = shutil.which("chromium") or shutil.which("chromium-browser")
     if found is None:
+        message = (
+            "Debian's chromium is not installed: as root, `apt-get install chromium` "
+            "(.ci/run installs it)"
+        )
         if os.environ.get("CI"):
-            pytest.fail(
-                "chromium is not installed (.ci/setup installs Debian's package)"
-            )
-        pytest.skip("chromium is not installed here (CI installs it)")
+            pytest.fail(message)
+        pytest.skip(message)
     return found
 
 

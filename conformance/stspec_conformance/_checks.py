@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from stspec_conformance import _outcomes
+from stspec_conformance import _outcomes, _staging
 from stspec_conformance._limits import Limits
 from stspec_conformance._model import Content, Outcome, TensorDigest, window_digests
 from stspec_conformance._results import DIFFERS_PROPERTY, differs_in
@@ -29,10 +29,25 @@ def attempt(
     timeout: float,
     node: pytest.Item | None = None,
     measure_memory: MemoryMode = None,
+    case: Mapping[str, Any] | None = None,
 ) -> Outcome:
-    """Load ``path`` and record the outcome on the test item (for reports)."""
-    outcome = impl.attempt_load(
-        str(path), timeout=timeout, measure_memory=measure_memory
+    """Load a private copy of ``path``; record the outcome on the test item.
+
+    With a committed ``case``, the file is first checked against the
+    manifest: a corpus file that changed during the run ends it (exit 3),
+    never blaming the implementation.
+    """
+    if case is not None and "file" in case:
+        why = _staging.damage(path, case)
+        if why:
+            pytest.exit(
+                f"the corpus file {path} {why}: it changed during the run (the "
+                "suite only ever hands implementations a copy); restore it "
+                "(git checkout corpus/files, or regenerate the corpus)",
+                returncode=pytest.ExitCode.INTERNAL_ERROR,
+            )
+    outcome = _staging.attempt_load(
+        impl, path, timeout=timeout, measure_memory=measure_memory
     )
     if node is not None:
         outcome.details["item"] = node  # later checks record their verdict on it

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from stspec_conformance._staging import damage
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -47,6 +49,14 @@ class Corpus:
     def path_of(self, case: Mapping[str, Any]) -> Path:
         """The committed file of a case."""
         return self.directory / str(case["file"])
+
+    def damaged(self) -> list[str]:
+        """Committed files that differ from the manifest's size and sha256."""
+        return [
+            f"{case['file']} {why}"
+            for case in self.cases
+            if "file" in case and (why := damage(self.path_of(case), case))
+        ]
 
 
 def default_corpus_dir() -> Path | None:

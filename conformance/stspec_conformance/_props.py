@@ -2,33 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING
 
-from stspec_conformance import _outcomes
+from stspec_conformance import _outcomes, _staging
 from stspec_conformance._compare import content_problems
 from stspec_conformance._model import Content, Outcome
 from stspec_conformance._results import DIFFERS_PROPERTY, EXPECTS_PROPERTY, differs_in
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
 
     import pytest
 
     from stspec_conformance._files import RawTensor
     from stspec_conformance.adapters import Adapter
 
-__all__ = ["check_loads", "expect", "put", "show", "verdict_of"]
+__all__ = ["check_loads", "expect", "show", "verdict_of"]
 
 SHOWN_BYTES = 240
-
-
-def put(scratch: Path, data: bytes, name: str = "example.safetensors") -> str:
-    """Write ``data`` to a scratch file (one per xdist worker and name)."""
-    path = scratch / f"{os.getpid()}-{name}"
-    path.write_bytes(data)
-    return str(path)
 
 
 def show(data: bytes) -> str:
@@ -59,7 +50,6 @@ def verdict_of(outcome: Outcome, node: pytest.Item | None) -> str:
 
 def check_loads(
     impl: Adapter,
-    path: str,
     data: bytes,
     tensors: Mapping[str, RawTensor],
     metadata: Mapping[str, str] | None,
@@ -68,8 +58,8 @@ def check_loads(
     may_reject: bool = False,
     node: pytest.Item | None = None,
 ) -> Outcome:
-    """Load and compare with the model; raise AssertionError with a story."""
-    outcome = impl.attempt_load(path, timeout=timeout)
+    """Load (a private copy) and compare with the model; raise AssertionError."""
+    outcome = _staging.attempt_load(impl, data, timeout=timeout)
     verdict_of(outcome, node)
     if outcome.failed_hard:
         raise AssertionError(f"{outcome.describe()} on a file of {show(data)}")

@@ -11,10 +11,9 @@ Anything else stops the run with a usage error saying what happened.
 
 from __future__ import annotations
 
-import tempfile
-from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
+from stspec_conformance import _staging
 from stspec_conformance._compare import content_problems
 from stspec_conformance._minimal import minimal_file
 
@@ -23,8 +22,6 @@ if TYPE_CHECKING:
     from stspec_conformance.adapters import Adapter
 
 __all__ = ["SmokeError", "check"]
-
-FILE_NAME: Final = "stspec_smoke.safetensors"
 
 
 class SmokeError(Exception):
@@ -47,23 +44,21 @@ def check(adapter: Adapter, *, timeout: float) -> None:
         )
         raise SmokeError(msg)
     data, expected = minimal_file(adapter.capabilities)
-    with tempfile.TemporaryDirectory(prefix="stspec-smoke-") as directory:
-        path = Path(directory, FILE_NAME)
-        path.write_bytes(data)
-        outcome = adapter.attempt_load(str(path), timeout=timeout)
-        what = (
-            f"a minimal valid file ({len(data)} bytes, one tensor "
-            f"{next(iter(expected.tensors.values())).describe()}, "
-            f"metadata {expected.metadata})"
+    # Staged like every case: the file's name does not say it is the gate.
+    outcome = _staging.attempt_load(adapter, data, timeout=timeout)
+    what = (
+        f"a minimal valid file ({len(data)} bytes, one tensor "
+        f"{next(iter(expected.tensors.values())).describe()}, "
+        f"metadata {expected.metadata})"
+    )
+    if outcome.status != "accepted" or outcome.content is None:
+        msg = (
+            f"{adapter.label()} cannot load {what}: {_full(outcome)}. "
+            "Every case would fail or score as a rejection; fix the "
+            "implementation or its adapter first"
         )
-        if outcome.status != "accepted" or outcome.content is None:
-            msg = (
-                f"{adapter.label()} cannot load {what}: {_full(outcome)}. "
-                "Every case would fail or score as a rejection; fix the "
-                "implementation or its adapter first"
-            )
-            raise SmokeError(msg)
-        problems = content_problems(outcome.content, expected, adapter.capabilities)
+        raise SmokeError(msg)
+    problems = content_problems(outcome.content, expected, adapter.capabilities)
     if problems:
         msg = f"{adapter.label()} loads {what} wrongly: {'; '.join(problems[:3])}"
         raise SmokeError(msg)

@@ -108,6 +108,14 @@ def pytest_configure(config: pytest.Config) -> None:
         corpus = load_corpus(_corpus_dir(config))
     except CorpusError as exc:
         raise pytest.UsageError(str(exc)) from None
+    damaged = corpus.damaged()
+    if damaged:
+        raise pytest.UsageError(
+            f"the corpus in {corpus.directory} differs from its manifest, so no "
+            f"verdict would mean anything: {'; '.join(damaged[:5])}"
+            + (f" (and {len(damaged) - 5} more)" if len(damaged) > 5 else "")
+            + "; restore it (git checkout corpus/files, or regenerate it)"
+        )
     state = SuiteState(
         adapter=adapter,
         corpus=corpus,

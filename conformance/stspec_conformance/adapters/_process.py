@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import signal
 from typing import Final
 
-__all__ = ["OUT_OF_MEMORY", "signal_name", "stderr_tail"]
+__all__ = ["OUT_OF_MEMORY", "environment", "signal_name", "stderr_tail"]
 
 # What runtimes and allocators say when an allocation fails under RLIMIT_DATA
 # (a dying command's stderr; an in-process reader's exception in the isolated
@@ -33,3 +34,12 @@ def signal_name(number: int) -> str:
         return f"signal {number} ({signal.Signals(number).name})"
     except ValueError:
         return f"signal {number}"
+
+
+def environment() -> dict[str, str]:
+    """The suite's environment without pytest's variables.
+
+    ``PYTEST_CURRENT_TEST`` names the running test, and with it the case and
+    its verdict (``[n_...]``): an implementation sees only the bytes.
+    """
+    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}

@@ -66,6 +66,7 @@ from stspec_conformance._model import (
 from stspec_conformance.adapters._base import Adapter, MemoryMode, RawTensors
 from stspec_conformance.adapters._process import (
     OUT_OF_MEMORY,
+    environment,
     signal_name,
     stderr_tail,
 )
@@ -230,6 +231,7 @@ class CommandAdapter(Adapter):
             preexec_fn=preexec,  # only setrlimit calls: safe between fork and exec
             start_new_session=True,
             cwd=self.cwd,
+            env=environment(),
         ) as process:
             code: int | None
             try:

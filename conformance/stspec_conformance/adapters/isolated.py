@@ -55,6 +55,7 @@ from stspec_conformance.adapters._base import (
 )
 from stspec_conformance.adapters._process import (
     OUT_OF_MEMORY,
+    environment,
     signal_name,
     stderr_tail,
 )
@@ -126,6 +127,7 @@ class IsolatedAdapter(Adapter):
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            env=environment(),
         )
         reply = self._ask(None, 120.0)
         if reply is None or reply[0] != "ready":

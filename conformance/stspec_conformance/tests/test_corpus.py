@@ -29,7 +29,7 @@ def test_must_accept(
     """A y_ file loads with exactly the expected metadata, dtypes, shapes and bytes."""
     path = suite.corpus.path_of(case)
     outcome = _checks.attempt(
-        suite.adapter, path, timeout=suite.timeout, node=request.node
+        suite.adapter, path, timeout=suite.timeout, node=request.node, case=case
     )
     judged = _verdicts.acceptable(case, path, outcome, suite.adapter, request.node)
     _checks.must_accept(judged, path, outcome)
@@ -45,6 +45,7 @@ def test_must_reject(
         path,
         timeout=suite.timeout,
         node=request.node,
+        case=case,
         measure_memory="tracemalloc",
     )
     _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
@@ -58,7 +59,7 @@ def test_tolerated(
     """An i_ file may be accepted or rejected; if accepted it loads as expected."""
     path = suite.corpus.path_of(case)
     outcome = _checks.attempt(
-        suite.adapter, path, timeout=suite.timeout, node=request.node
+        suite.adapter, path, timeout=suite.timeout, node=request.node, case=case
     )
     judged = _verdicts.acceptable(case, path, outcome, suite.adapter, request.node)
     _checks.tolerated(judged, path, outcome)

@@ -23,13 +23,11 @@ from stspec_conformance import _props
 from stspec_conformance import strategies as sts
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from stspec_conformance._state import SuiteState
 
 
 def test_valid_file_loads_exactly(
-    suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+    suite: SuiteState, request: pytest.FixtureRequest
 ) -> None:
     """Any valid file (its dtypes, empty and rank-0 tensors, metadata) loads exactly."""
     caps = suite.adapter.capabilities
@@ -44,11 +42,9 @@ def test_valid_file_loads_exactly(
     @given(case=st.one_of(declared, declared, anything))
     @example(case=edge)  # so every run has CR LF, NFC/NFD keys, rank-6 empties
     def check(case: sts.ValidFile) -> None:
-        path = _props.put(scratch, case.data)
         undeclared = {t[0] for t in case.tensors.values()} - caps.read_dtypes
         _props.check_loads(
             suite.adapter,
-            path,
             case.data,
             case.tensors,
             case.metadata,
@@ -61,7 +57,7 @@ def test_valid_file_loads_exactly(
 
 
 def test_reference_written_file_loads_equal(
-    suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+    suite: SuiteState, request: pytest.FixtureRequest
 ) -> None:
     """A file the reference writer produced (canonical form) loads equal."""
     caps = suite.adapter.capabilities
@@ -76,10 +72,8 @@ def test_reference_written_file_loads_equal(
         tensors: dict[str, sts.RawTensor], metadata: dict[str, str] | None
     ) -> None:
         written = stspec.serialize(tensors, metadata)
-        path = _props.put(scratch, written)
         _props.check_loads(
             suite.adapter,
-            path,
             written,
             tensors,
             metadata,
@@ -92,7 +86,7 @@ def test_reference_written_file_loads_equal(
 
 @pytest.mark.parametrize("kind", sts.TOLERATED_KINDS)
 def test_tolerated_variant(
-    kind: str, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+    kind: str, suite: SuiteState, request: pytest.FixtureRequest
 ) -> None:
     """A file breaking only a MAY rule: rejected, or loaded exactly as written."""
     caps = suite.adapter.capabilities
@@ -105,10 +99,8 @@ def test_tolerated_variant(
         )
     )
     def check(case: sts.ValidFile) -> None:
-        path = _props.put(scratch, case.data)
         _props.check_loads(
             suite.adapter,
-            path,
             case.data,
             case.tensors,
             case.metadata,

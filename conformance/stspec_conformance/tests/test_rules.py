@@ -16,12 +16,10 @@ from typing import TYPE_CHECKING
 import pytest
 from hypothesis import given, settings
 
-from stspec_conformance import _outcomes, _props, _verdicts
+from stspec_conformance import _outcomes, _props, _staging, _verdicts
 from stspec_conformance import strategies as sts
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from hypothesis.strategies import SearchStrategy
 
     from stspec_conformance._state import SuiteState
@@ -34,14 +32,15 @@ LATE_EXAMPLES = 3
 
 @pytest.mark.parametrize("kind", sts.CORRUPTION_KINDS)
 def test_single_fault_rejected(
-    kind: str, suite: SuiteState, scratch: Path, request: pytest.FixtureRequest
+    kind: str, suite: SuiteState, request: pytest.FixtureRequest
 ) -> None:
     """A valid file with exactly this one fault is rejected."""
     caps = suite.adapter.capabilities
 
     def check(corruption: sts.Corruption) -> None:
-        path = _props.put(scratch, corruption.data)
-        outcome = suite.adapter.attempt_load(path, timeout=suite.timeout)
+        outcome = _staging.attempt_load(
+            suite.adapter, corruption.data, timeout=suite.timeout
+        )
         status = _props.verdict_of(outcome, request.node)
         story = f"{corruption.description} ({corruption.rule})"
         story += f"; file: {_props.show(corruption.data)}"

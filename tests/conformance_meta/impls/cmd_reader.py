@@ -25,6 +25,9 @@ from pathlib import Path
 
 import stspec
 
+sys.path.insert(0, str(Path(__file__).parent))
+from _cases import is_case
+
 HASH_LIMIT = 256 * 1024 * 1024
 WINDOW = 1024 * 1024
 
@@ -139,7 +142,7 @@ def main() -> int:
     for switch in switches:
         if switch.startswith("--on="):
             suffix, _, action = switch[5:].partition(":")
-            if target.endswith(suffix):
+            if is_case(target, suffix):
                 misbehave(action)
     try:
         result = answer(target, switches)

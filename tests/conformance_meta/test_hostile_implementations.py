@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 import sys
 import textwrap
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 from _suite_runner import ROOT, Run, run_suite
 
 from stspec_conformance._corpus import load_corpus
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 # Answers with the reference's content, so every case passes unless the
 # suite catches what the reader does besides.
@@ -183,3 +181,317 @@ def test_the_reports_never_show_the_private_copy_as_the_case(tmp_path: Path) -> 
     run = _run(str(_adapter(tmp_path, "cheat", CHEAT)), tmp_path, corpus, "-k", HOLES)
     assert f"file:    {corpus}/files/n_layout_hole" in run.output
     assert json.dumps(run.report)  # the report was written
+
+
+# --- commands and workers that misbehave as processes ---------------------------------
+
+# Processes that outlive whoever started them (``marker`` finds them).
+SPAWN = """
+import subprocess, sys
+
+
+def smoke(path):  # the smoke gate's minimal file: one tensor named "weight"
+    return b'"weight"' in open(path, "rb").read()
+
+
+def sleeper(marker, **options):
+    code = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    code += "time.sleep(300)"
+    return subprocess.Popen([sys.executable, "-c", code, marker], **options)
+
+
+def daemon(marker):
+    # double fork + setsid: out of the program's group and session
+    code = "import os, sys, time\\nif os.fork(): os._exit(0)\\nos.setsid()\\n"
+    code += "time.sleep(300)"
+    subprocess.run([sys.executable, "-c", code, marker],
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, check=True)
+"""
+
+# A protocol-2 reader built on the reference; ``misbehave(code)`` runs before
+# it answers (code 0: accepted, 1: rejected).
+COMMAND = """
+import hashlib, json, os, signal, subprocess, sys, time
+import stspec
+
+
+def answer(path):
+    try:
+        with stspec.read(path) as st:
+            tensors = {
+                n: {"dtype": i.dtype, "shape": list(i.shape),
+                    "sha256": hashlib.sha256(st.tensor_bytes(n)).hexdigest()}
+                for n, i in st.tensors.items()
+            }
+            return 0, {"result": "accepted", "metadata": st.metadata,
+                       "tensors": tensors}
+    except stspec.SafetensorsError as exc:
+        return 1, {"result": "rejected", "rule": exc.rule}
+
+
+def main():
+    target = sys.argv[-1]
+    if target == "--describe":
+        print(json.dumps({"protocol": 2, "name": "hostile", "version": "1"}))
+        return 0
+    code, result = answer(target)
+    misbehave(code, target)
+    print(json.dumps(result))
+    return code
+"""
+
+# An adapter module built on the reference; ``misbehave(ok)`` runs first.
+MODULE = """
+import json, mmap, os, subprocess, sys, time
+import stspec
+
+
+def load(path):
+    with stspec.read(path) as st:
+        tensors = {n: (i.dtype, list(i.shape), bytes(st.tensor_bytes(n)))
+                   for n, i in st.tensors.items()}
+        result = tensors, st.metadata
+    misbehave(path)
+    return result
+"""
+
+
+def _program(tmp_path: Path, misbehave: str, marker: str = "") -> str:
+    script = tmp_path / "hostile_command.py"
+    source = SPAWN + COMMAND.replace(
+        "def main():", textwrap.dedent(misbehave) + "\n\ndef main():"
+    )
+    script.write_text(source + f"\nMARKER = {marker!r}\nsys.exit(main())\n")
+    return f"cmd:{sys.executable} {script}"
+
+
+def _module(tmp_path: Path, misbehave: str, head: str = "") -> str:
+    path = tmp_path / "hostile_module.py"
+    path.write_text(
+        textwrap.dedent(head) + MODULE + textwrap.dedent(misbehave), encoding="utf-8"
+    )
+    return str(path)
+
+
+def _alive(marker: str) -> list[str]:
+    """Processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                line = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if marker.encode() in line:
+                found.append(f"{entry.name}: {line!r}")
+    return found
+
+
+# --- 3. hangs ------------------------------------------------------------------------
+
+
+def test_a_helper_holding_stdout_cannot_hang_the_suite(tmp_path: Path) -> None:
+    marker = f"stspec-hold-{tmp_path.name}"
+    impl = _program(
+        tmp_path,
+        """
+        def misbehave(code, path):
+            if code == 1:  # on invalid files: a setsid helper keeps stdout open
+                sleeper(MARKER, start_new_session=True)
+                time.sleep(120)
+        """,
+        marker,
+    )
+    run = run_suite(
+        impl,
+        "-k",
+        "n_layout_hole_between_tensors",
+        "--case-timeout=2",
+        "--wall-timeout=5",
+        tmp_path=tmp_path,
+        timeout=150,
+    )
+    test = run.test("test_must_reject[n_layout_hole_between_tensors]")
+    assert test["outcome"] == "hung", run.output[-3000:]
+    assert "it also left 1 process running" in run.output
+    assert not _alive(marker)
+
+
+# --- 4. unbounded output -------------------------------------------------------------
+
+
+def _limited_suite(impl: str, tmp_path: Path, limit: str, *args: str) -> Run:
+    """The suite under a resource limit (``prlimit`` option), as on a CI runner."""
+    report = tmp_path / "report.json"
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        pytest.fail("prlimit (util-linux) is needed")
+    process = subprocess.run(
+        [
+            prlimit,
+            limit,
+            sys.executable,
+            "-m",
+            "pytest",
+            str(ROOT / "conformance"),
+            f"--impl={impl}",
+            f"--report-json={report}",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            *args,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    data = json.loads(report.read_text()) if report.exists() else {}
+    return Run(process.returncode, process.stdout + process.stderr, data)
+
+
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_a_flood_of_output_is_cut_at_its_cap(tmp_path: Path, stream: str) -> None:
+    impl = _program(
+        tmp_path,
+        f"""
+        def misbehave(code, path):
+            if code == 1:  # 2 GiB on {stream}
+                chunk = b"x" * (1 << 20)
+                for _ in range(2048):
+                    sys.{stream}.buffer.write(chunk)
+        """,
+    )
+    run = _limited_suite(
+        impl, tmp_path, f"--data={1 << 30}", "-k", "n_layout_hole_between_tensors"
+    )
+    assert "INTERNALERROR" not in run.output, run.output[-3000:]
+    test = run.test("test_must_reject[n_layout_hole_between_tensors]")
+    if stream == "stdout":  # no answer: not a rejection, so the n_ case fails
+        assert test["result"] == "failed", run.output[-3000:]
+        assert "bytes on stdout (an answer about this file needs less" in run.output
+    else:
+        assert test["outcome"] == "rejected", run.output[-3000:]
+
+
+LAX = """
+def load(path):
+    data = open(path, "rb").read()
+    size = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8:8 + size])
+    metadata = header.pop("__metadata__", None)
+    base = 8 + size
+    return {n: (e["dtype"], e["shape"],
+                data[base + e["data_offsets"][0]:base + e["data_offsets"][1]])
+            for n, e in header.items()}, metadata
+"""
+
+
+def test_a_banner_on_fd_1_at_import_does_not_break_the_worker(tmp_path: Path) -> None:
+    impl = _module(
+        tmp_path,
+        "def misbehave(path):\n    os.write(1, b'banner ' * 4096)\n",
+        head="import os\nos.write(1, b'\\xff' * 65536)  # a C library's banner\n",
+    )
+    run = run_suite(impl, "-k", "y_arith", tmp_path=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    assert "INTERNALERROR" not in run.output
+
+
+def test_printing_until_the_disk_is_full_is_no_rejection(tmp_path: Path) -> None:
+    # Under RLIMIT_FSIZE a write to a file past the limit fails (EFBIG), as a
+    # full disk's does (ENOSPC): the worker's output must go to no file.
+    impl = _module(
+        tmp_path,
+        LAX + "\n\ndef misbehave(path):\n    pass\n",
+    )
+    source = Path(impl).read_text()
+    source = source.replace(
+        "def load(path):\n    data",
+        "def load(path):\n    for _ in range(96):\n"
+        "        os.write(1, b'y' * (1 << 20))\n    data",
+        1,
+    )
+    Path(impl).write_text(source)
+    run = _limited_suite(
+        impl, tmp_path, f"--fsize={64 << 20}", "-k", "n_layout_hole_between_tensors"
+    )
+    test = run.test("test_must_reject[n_layout_hole_between_tensors]")
+    assert test["outcome"] == "accepted", run.output[-3000:]
+    assert test["result"] == "failed"
+
+
+# --- 5. leftovers --------------------------------------------------------------------
+
+
+LEFTOVERS_COMMAND = """
+def misbehave(code, path):
+    if smoke(path):
+        return
+    sleeper(MARKER, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL)  # same group, stdio detached
+    daemon(MARKER)
+"""
+
+
+def test_a_command_leaves_no_process_behind(tmp_path: Path) -> None:
+    marker = f"stspec-left-{tmp_path.name}"
+    impl = _program(tmp_path, LEFTOVERS_COMMAND, marker)
+    run = run_suite(impl, "-k", "y_arith_zero", tmp_path=tmp_path)
+    assert not _alive(marker)
+    outcomes = {t: run.test(t)["outcome"] for t in run.results}
+    assert outcomes
+    assert set(outcomes.values()) == {"resource"}, run.output[-3000:]
+    assert "processes running after its answer" in run.output, run.output[-3000:]
+
+
+def test_an_isolated_reader_leaves_no_process_behind(tmp_path: Path) -> None:
+    marker = f"stspec-left-{tmp_path.name}"
+    impl = _module(
+        tmp_path,
+        LEFTOVERS_COMMAND.replace("code, ", "").replace("MARKER", repr(marker)),
+        head=SPAWN,
+    )
+    run = run_suite(impl, "-k", "y_arith_zero", tmp_path=tmp_path)
+    assert not _alive(marker), run.output[-2000:]
+    outcomes = {t: run.test(t)["outcome"] for t in run.results}
+    assert outcomes
+    assert set(outcomes.values()) == {"resource"}, run.output[-3000:]
+
+
+# --- 6. memory limits ----------------------------------------------------------------
+
+
+def test_peak_memory_is_judged_on_valid_files_too(tmp_path: Path) -> None:
+    impl = _module(
+        tmp_path,
+        """
+        def misbehave(path):
+            if b'"weight"' not in open(path, "rb").read():  # not the smoke file
+                shared = mmap.mmap(-1, 400 << 20)  # RLIMIT_DATA does not count it
+                for page in range(0, len(shared), mmap.PAGESIZE):
+                    shared[page] = 1
+        """,
+    )
+    run = run_suite(impl, "-k", "y_arith_zero_first", tmp_path=tmp_path)
+    test = run.test("test_must_accept[y_arith_zero_first]")
+    assert test["outcome"] == "resource", run.output[-3000:]
+    assert "MiB (peak)" in run.output
+
+
+def test_the_warm_up_load_is_limited_like_every_other(tmp_path: Path) -> None:
+    allocated = tmp_path / "allocated"
+    impl = _module(
+        tmp_path,
+        f"""
+        def misbehave(path):
+            block = bytearray(8000 << 20)
+            open({str(allocated)!r}, "a").write(f"{{len(block)}}\\n")
+        """,
+    )
+    run = run_suite(impl, "-k", "y_arith_zero_first", tmp_path=tmp_path)
+    assert not allocated.exists(), allocated.read_text()
+    assert run.returncode == 4, run.output[-3000:]
+    assert "cannot load a minimal valid file" in run.output

@@ -1,13 +1,32 @@
-"""What the command adapter and the isolated worker both need to judge a process."""
+"""What the command adapter and the isolated worker need to run and judge a process."""
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import os
 import re
 import signal
-from typing import Final
+import sys
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
 
-__all__ = ["OUT_OF_MEMORY", "environment", "signal_name", "stderr_tail"]
+if TYPE_CHECKING:
+    from collections.abc import Collection
+
+    from stspec_conformance._model import Outcome
+
+__all__ = [
+    "OUT_OF_MEMORY",
+    "become_subreaper",
+    "children",
+    "end_leftovers",
+    "environment",
+    "left_running",
+    "signal_name",
+    "stderr_tail",
+]
 
 # What runtimes and allocators say when an allocation fails under RLIMIT_DATA
 # (a dying command's stderr; an in-process reader's exception in the isolated
@@ -43,3 +62,163 @@ def environment() -> dict[str, str]:
     its verdict (``[n_...]``): an implementation sees only the bytes.
     """
     return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+
+
+# --- the implementation's processes ------------------------------------------------
+
+_PR_SET_CHILD_SUBREAPER: Final = 36
+_ROUNDS: Final = 5
+
+
+def become_subreaper() -> bool:
+    """Adopt this process's orphaned descendants (Linux), so none escapes.
+
+    A helper that double-forks and calls ``setsid`` leaves the
+    implementation's process group and session; as a subreaper's orphan it
+    is still found below this process and killed.
+    """
+    if not sys.platform.startswith("linux"):  # pragma: no cover - Linux CI
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):  # pragma: no cover - no prctl
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Proc:
+    ppid: int
+    session: int
+    state: str
+    name: str
+
+
+def _table() -> dict[int, _Proc]:
+    """Every process's parent, session, state and name (``/proc``; {} elsewhere)."""
+    table: dict[int, _Proc] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # pragma: no cover - no procfs
+        return table
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                text = stat.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        name, _, rest = text.partition(" (")[2].rpartition(") ")
+        fields = rest.split()
+        if len(fields) >= 4:
+            table[int(entry)] = _Proc(int(fields[1]), int(fields[3]), fields[0], name)
+    return table
+
+
+def _child_files(parent: int) -> set[int] | None:
+    """``parent``'s children from ``/proc/PID/task/*/children`` (None: no such file)."""
+    found: set[int] = set()
+    try:
+        tasks = os.listdir(f"/proc/{parent}/task")
+        for task in tasks:
+            with open(f"/proc/{parent}/task/{task}/children", encoding="ascii") as f:
+                found.update(int(pid) for pid in f.read().split())
+    except (OSError, ValueError):
+        return None
+    return found
+
+
+def children(parent: int) -> set[int]:
+    """The children of ``parent`` (zombies included)."""
+    listed = _child_files(parent)
+    if listed is not None:
+        return listed
+    return {pid for pid, p in _table().items() if p.ppid == parent}
+
+
+def _nothing_left(parent: int, keep: Collection[int], below: Collection[int]) -> bool:
+    """A cheap first look: no child to kill (so no full scan of ``/proc``)."""
+    mine = _child_files(parent)
+    if mine is None or mine - set(keep):
+        return False
+    return all(_child_files(pid) == set() for pid in below)
+
+
+def _below(roots: set[int], table: dict[int, _Proc]) -> set[int]:
+    found = set(roots)
+    grew = True
+    while grew:
+        more = {pid for pid, p in table.items() if p.ppid in found} - found
+        found |= more
+        grew = bool(more)
+    return found
+
+
+def end_leftovers(
+    parent: int,
+    *,
+    keep: Collection[int] = (),
+    below: Collection[int] = (),
+    session: int | None = None,
+) -> list[str]:
+    """Kill what the implementation left running; say what that was.
+
+    Leftovers are the children of ``parent`` not in ``keep`` (orphans
+    adopted by a subreaper among them), the processes below ``below`` (a
+    worker's children) and the members of ``session``, with everything under
+    them.  Dead children of this process are reaped.
+    """
+    me = os.getpid()
+    killed: dict[int, str] = {}
+    if session is None and _nothing_left(parent, keep, below):
+        return []
+    for _ in range(_ROUNDS):
+        table = _table()
+        roots = {
+            pid
+            for pid, p in table.items()
+            if (p.ppid == parent and pid not in keep)
+            or p.ppid in below
+            or (session is not None and p.session == session)
+        }
+        victims = _below(roots, table) - {me, parent, *keep, *below}
+        live = {pid for pid in victims if table[pid].state != "Z"}
+        for pid in live:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            killed.setdefault(pid, table[pid].name)
+        for pid in victims:
+            if table[pid].ppid == me:
+                _reap(pid)
+        if not live:
+            break
+    return [f"{pid} ({name})" for pid, name in sorted(killed.items())]
+
+
+def _reap(pid: int) -> None:
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if done:
+            return
+        time.sleep(0.01)
+
+
+def left_running(outcome: Outcome, killed: list[str]) -> None:
+    """Say that processes were left running: ``resource``, unless already failed."""
+    if not killed:
+        return
+    more = f" and {len(killed) - 5} more" if len(killed) > 5 else ""
+    what = (
+        f"left {len(killed)} process{'es' if len(killed) > 1 else ''} running "
+        f"after its answer ({', '.join(killed[:5])}{more}; the suite killed them)"
+    )
+    if outcome.failed_hard:
+        outcome.message = f"{outcome.message}; it also {what}"
+        return
+    outcome.message = f"{what}; the answer was: {outcome.describe()}"
+    outcome.status = "resource"

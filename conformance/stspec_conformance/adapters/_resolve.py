@@ -27,9 +27,10 @@ def resolve(
 ) -> Adapter:
     """Resolve ``spec`` (the forms: docs/reference/python-adapter.md) to an adapter.
 
-    ``memory_limit`` is a command's own share of memory (bytes, on top of
-    each file's allowance); ``limits`` the run's CPU, wall and memory
-    settings; ``isolate`` runs a Python implementation in a fork server
+    ``memory_limit`` is a runtime's own share of memory (bytes, on top of
+    each file's allowance: a command's, and the isolated worker's warm-up);
+    ``limits`` the run's CPU, wall and memory settings; ``isolate`` runs a
+    Python implementation in a fork server
     (:mod:`stspec_conformance.adapters.isolated`) where the platform can fork.
     """
     spec = spec.strip()
@@ -38,7 +39,9 @@ def resolve(
     if spec.startswith("cmd:"):
         return _command(spec, memory_limit, limits)
     if isolate and isolated.available():
-        return isolated.IsolatedAdapter(spec, limits=limits or Limits())
+        return isolated.IsolatedAdapter(
+            spec, limits=limits or Limits(), runtime_share=memory_limit
+        )
     return resolve_in_process(spec)
 
 

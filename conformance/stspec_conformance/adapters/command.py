@@ -64,9 +64,14 @@ from stspec_conformance._model import (
     window_starts,
 )
 from stspec_conformance.adapters._base import Adapter, MemoryMode, RawTensors
+from stspec_conformance.adapters._capture import collect, exited, stdout_cap
 from stspec_conformance.adapters._process import (
     OUT_OF_MEMORY,
+    become_subreaper,
+    children,
+    end_leftovers,
     environment,
+    left_running,
     signal_name,
     stderr_tail,
 )
@@ -101,6 +106,8 @@ class _Run:
     seconds: float
     cpu_seconds: float
     max_rss: int | None = None  # bytes (ru_maxrss), when the reaping saw it
+    overflow: bool = False  # stdout passed its cap
+    leftovers: tuple[str, ...] = ()  # processes killed after it ended
 
     def own_peak(self) -> int | None:
         """``max_rss`` when it exceeds what the fork inherited, else None."""
@@ -179,6 +186,9 @@ class CommandAdapter(Adapter):
         self.protocol = 1
         self.describe_error = ""
         self._runtime_rss: int | None = None
+        # Orphans of the program (a double-forked setsid helper) become this
+        # process's children, so they are found and killed after each run.
+        become_subreaper()
         self._describe()
 
     def _describe(self) -> None:
@@ -214,7 +224,12 @@ class CommandAdapter(Adapter):
         return self.limits.for_file(path, cpu_seconds=cpu_seconds)
 
     def _run(self, argv: list[str], stdin: bytes | None, allowance: Allowance) -> _Run:
-        """Run under the limits; the process group dies at the backstop."""
+        """Run under the limits; nothing it starts outlives the run.
+
+        Output is read with bounds (:mod:`._capture`); the process group
+        dies at the backstop, and after every run the program's leftovers
+        (its session, and orphans adopted by this subreaper) are killed.
+        """
         data = (
             None if self.memory_limit is None else self.memory_limit + allowance.memory
         )
@@ -223,6 +238,8 @@ class CommandAdapter(Adapter):
         )
         cpu_before = _children_cpu()
         started = time.perf_counter()
+        before = children(os.getpid())
+        killed: list[str] = []
         with _Reaped(  # running the implementation is the point
             argv,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -233,23 +250,42 @@ class CommandAdapter(Adapter):
             cwd=self.cwd,
             env=environment(),
         ) as process:
-            code: int | None
-            try:
-                out, err = process.communicate(stdin, timeout=allowance.wall_seconds)
-                code = process.returncode
-            except subprocess.TimeoutExpired:
+
+            def end() -> None:
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(process.pid, signal.SIGKILL)
-                out, err = process.communicate()
-                code = None
+                # the program itself is Popen's to reap (its status, its rusage)
+                killed.extend(
+                    end_leftovers(
+                        os.getpid(), keep={*before, process.pid}, session=process.pid
+                    )
+                )
+
+            try:
+                captured = collect(
+                    process,
+                    stdin,
+                    deadline=time.monotonic() + allowance.wall_seconds,
+                    out_cap=stdout_cap(allowance.length),
+                    on_exit=end,
+                )
+            finally:
+                # not poll(): it reaps without the rusage wait() keeps
+                if not exited(process.pid):
+                    with contextlib.suppress(ProcessLookupError):
+                        process.kill()
+                end()
+                process.wait()
         max_rss = process.max_rss_kib
         return _Run(
-            code,
-            out,
-            err,
+            None if captured.timed_out else process.returncode,
+            captured.out,
+            captured.err,
             time.perf_counter() - started,
             _children_cpu() - cpu_before,
             None if max_rss is None else max_rss * 1024,
+            overflow=captured.overflow,
+            leftovers=tuple(killed),
         )
 
     def _runtime_peak(self) -> int:
@@ -308,10 +344,16 @@ class CommandAdapter(Adapter):
             crash=crash,
         )
 
-    def _answer(
+    def _answer(  # noqa: PLR0911 - one return per protocol outcome
         self, run: _Run, cpu_limit: float, expect: tuple[str, str]
     ) -> tuple[Outcome, dict[str, Any] | None]:
         """Read exit status and stdout as protocol 2 (``expect``: ok/no words)."""
+        if run.overflow:
+            return Outcome(
+                "invalid-output",
+                message=f"printed more than {len(run.out) - 1} bytes on stdout "
+                "(an answer about this file needs less; the suite stopped it)",
+            ), None
         if run.code not in {0, 1}:
             return self._failure(run, cpu_limit), None
         try:
@@ -340,6 +382,7 @@ class CommandAdapter(Adapter):
         )
         outcome.seconds, outcome.cpu_seconds = run.seconds, run.cpu_seconds
         outcome.memory_allowance = allowance.memory
+        left_running(outcome, list(run.leftovers))
         peak = run.own_peak()
         if peak is not None:
             outcome.peak_memory = max(0, peak - self._runtime_peak())
@@ -372,6 +415,7 @@ class CommandAdapter(Adapter):
         run = self._run([*self.argv, "--write", path], stdin, allowance)
         outcome, _ = self._answer(run, allowance.cpu_seconds, ("written", "refused"))
         outcome.seconds, outcome.cpu_seconds = run.seconds, run.cpu_seconds
+        left_running(outcome, list(run.leftovers))
         return outcome
 
 

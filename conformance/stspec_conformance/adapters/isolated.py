@@ -12,8 +12,12 @@ and forks a worker that serves loads and saves.  For each request the worker:
   fails and is reported ``resource``; read-only mmaps of the file are free);
 * reports its peak resident memory above its start (``peak_memory``): an
   allocation ``RLIMIT_DATA`` does not count (a shared mapping) is judged too;
-* answers on a pipe; stdout and stderr go to a file whose tail explains a
-  crash (``faulthandler`` prints the Python stack on a signal).
+* answers on a pipe; stdout and stderr go to another pipe the server drains,
+  keeping the tail that explains a crash (``faulthandler`` prints the Python
+  stack on a signal);
+* leaves nothing running: the server is the subreaper of whatever the
+  implementation starts, and kills it when the request ends (a request that
+  left processes is ``resource``).
 
 The server kills a worker that neither answers nor uses CPU by the wall-clock
 backstop.  A worker killed by a signal is ``crashed`` with that signal; after
@@ -30,6 +34,7 @@ import contextlib
 import dataclasses
 import faulthandler
 import gc
+import json
 import math
 import os
 import pickle
@@ -40,10 +45,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import TYPE_CHECKING, Any, Final
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from stspec_conformance._capabilities import Capabilities
-from stspec_conformance._limits import request_size
+from stspec_conformance._limits import Limits, request_size
 from stspec_conformance._minimal import minimal_file
 from stspec_conformance._model import Outcome
 from stspec_conformance.adapters._base import (
@@ -55,7 +61,10 @@ from stspec_conformance.adapters._base import (
 )
 from stspec_conformance.adapters._process import (
     OUT_OF_MEMORY,
+    become_subreaper,
+    end_leftovers,
     environment,
+    left_running,
     signal_name,
     stderr_tail,
 )
@@ -64,7 +73,7 @@ from stspec_conformance.adapters._python import ImplError, resolve_in_process
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
-    from stspec_conformance._limits import Allowance, Limits
+    from stspec_conformance._limits import Allowance
 
 __all__ = ["IsolatedAdapter", "available", "serve"]
 
@@ -75,9 +84,24 @@ _MARGIN_SECONDS: Final = 60.0
 # Not ``-m`` this module: the package imports it too, and runpy would then
 # hold two copies of it.
 _SERVER: Final = (
-    "import sys; from stspec_conformance.adapters.isolated import serve; "
-    "sys.exit(serve(sys.argv[1]))"
+    "import sys; from stspec_conformance.adapters.isolated import serve, _limits; "
+    "sys.exit(serve(sys.argv[1], *_limits(sys.argv[2])))"
 )
+
+
+# The runtime's own share for the warm-up load, as a command's --memory-limit.
+RUNTIME_SHARE: Final = 2048 * 1024 * 1024
+
+
+def _limits_text(limits: Limits, runtime: int) -> str:
+    return json.dumps(
+        [limits.cpu_seconds, limits.wall_seconds, limits.memory_budget, runtime]
+    )
+
+
+def _limits(text: str) -> tuple[Limits, int]:
+    cpu, wall, memory, runtime = json.loads(text)
+    return Limits(float(cpu), float(wall), int(memory)), int(runtime)
 
 
 def available() -> bool:
@@ -108,9 +132,12 @@ def _receive(stream: Any) -> Any:  # noqa: ANN401 - unpickled message
 class IsolatedAdapter(Adapter):
     """A Python adapter running in a fork server (see the module docstring)."""
 
-    def __init__(self, spec: str, *, limits: Limits) -> None:
+    def __init__(
+        self, spec: str, *, limits: Limits, runtime_share: int | None = None
+    ) -> None:
         self.spec = spec
         self.limits = limits
+        self.runtime_share = RUNTIME_SHARE if runtime_share is None else runtime_share
         self._process: subprocess.Popen[bytes] | None = None
         info = self._start()
         self.name, self.version = info["name"], info["version"]
@@ -122,7 +149,13 @@ class IsolatedAdapter(Adapter):
 
     def _start(self) -> dict[str, Any]:
         self._process = subprocess.Popen(  # noqa: S603 - our own module
-            [sys.executable, "-c", _SERVER, self.spec],
+            [
+                sys.executable,
+                "-c",
+                _SERVER,
+                self.spec,
+                _limits_text(self.limits, self.runtime_share),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -320,8 +353,12 @@ def _work(adapter: InProcessAdapter, requests_fd: int, answers_fd: int) -> None:
         os._exit(status)
 
 
-def _read_frame(fd: int, deadline: float) -> bytes | bool:
-    """One length-prefixed frame from ``fd``; False on EOF, True at the deadline."""
+def _read_frame(fd: int, deadline: float, output: _Output) -> bytes | bool:
+    """One length-prefixed frame from ``fd``; False on EOF, True at the deadline.
+
+    The worker's output is drained meanwhile (its tail kept), so a worker
+    printing without end never blocks and never fills a disk.
+    """
     data = b""
     need = _HEADER.size
     size: int | None = None
@@ -329,8 +366,10 @@ def _read_frame(fd: int, deadline: float) -> bytes | bool:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return True
-        ready, _, _ = select.select([fd], [], [], remaining)
-        if not ready:
+        ready, _, _ = select.select([fd, *output.fds()], [], [], remaining)
+        if output.fd in ready:
+            output.drain()
+        if fd not in ready:
             continue
         chunk = os.read(fd, min(need - len(data), 1 << 20))
         if not chunk:
@@ -342,6 +381,37 @@ def _read_frame(fd: int, deadline: float) -> bytes | bool:
     return data[_HEADER.size :]
 
 
+class _Output:
+    """The read end of a worker's stdout and stderr: only its tail is kept."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.tail = bytearray()
+        self.open = True
+
+    def fds(self) -> list[int]:
+        return [self.fd] if self.open else []
+
+    def drain(self) -> None:
+        """Read what is there now (one chunk)."""
+        try:
+            chunk = os.read(self.fd, 1 << 16)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.open = False
+            return
+        self.tail += chunk
+        if len(self.tail) > 2 * _OUTPUT_KEEP:
+            del self.tail[:-_OUTPUT_KEEP]
+
+    def read_all(self) -> bytes:
+        """Everything left (the worker has ended), then the tail."""
+        while self.open and select.select([self.fd], [], [], 0)[0]:
+            self.drain()
+        return bytes(self.tail[-_OUTPUT_KEEP:])
+
+
 class _Worker:
     """A forked child serving requests until one goes wrong (then replaced).
 
@@ -350,24 +420,32 @@ class _Worker:
     worker, so the next request gets a fresh one.
     """
 
-    def __init__(self, adapter: InProcessAdapter, log: int) -> None:
+    def __init__(self, adapter: InProcessAdapter) -> None:
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
+        # stdout and stderr go to a pipe the server drains, never to a file:
+        # a reader printing without end fills no disk (and an ENOSPC it got
+        # from the suite's temporary folder could pass for a rejection).
+        output_read, output_write = os.pipe()
         pid = os.fork()
         if pid == 0:  # the worker
             os.close(requests_write)
             os.close(answers_read)
-            os.dup2(log, 1)
-            os.dup2(log, 2)
+            os.close(output_read)
+            os.dup2(output_write, 1)
+            os.dup2(output_write, 2)
+            os.close(output_write)
             faulthandler.enable(file=sys.stderr)
             _work(adapter, requests_read, answers_write)
         os.close(requests_read)
         os.close(answers_write)
+        os.close(output_write)
+        os.set_blocking(output_read, False)
         self.pid = pid
         self.ended = False
         self.requests = os.fdopen(requests_write, "wb")
         self.answers = answers_read
-        self.log = log
+        self.output = _Output(output_read)
 
     def run(self, request: tuple[Any, ...], allowance: Allowance) -> Outcome:
         """Run one request; a worker that gives no answer is judged and ended."""
@@ -378,14 +456,19 @@ class _Worker:
             frame: bytes | bool = False
         else:
             deadline = time.monotonic() + allowance.wall_seconds
-            frame = _read_frame(self.answers, deadline)
+            frame = _read_frame(self.answers, deadline, self.output)
         if isinstance(frame, bytes):
             outcome: Outcome = pickle.loads(frame)  # noqa: S301 - our own worker
             return outcome
         timed_out = frame
         status, cpu = self.end(kill=timed_out)
         return _judge(
-            b"", status, cpu, killed=timed_out, allowance=allowance, log=self.log
+            b"",
+            status,
+            cpu,
+            killed=timed_out,
+            allowance=allowance,
+            output=self.output.read_all(),
         )
 
     def end(self, *, kill: bool = True) -> tuple[int, float]:
@@ -400,6 +483,9 @@ class _Worker:
                 os.kill(self.pid, signal.SIGKILL)
         _, status, usage = os.wait4(self.pid, 0)
         os.close(self.answers)
+        self.output.read_all()
+        os.close(self.output.fd)
+        self.output.open = False
         return status, usage.ru_utime + usage.ru_stime
 
 
@@ -410,14 +496,13 @@ def _judge(
     *,
     killed: bool,
     allowance: Allowance,
-    log: int,
+    output: bytes,
 ) -> Outcome:
     if data and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
         with contextlib.suppress(pickle.UnpicklingError, EOFError, ValueError):
             outcome: Outcome = pickle.loads(data)  # noqa: S301 - our own child
             return outcome
-    os.lseek(log, 0, os.SEEK_SET)
-    tail = stderr_tail(os.read(log, 1 << 16))
+    tail = stderr_tail(output)
     if killed:
         return Outcome(
             "hung",
@@ -447,6 +532,7 @@ def _judge(
     )
 
 
+_OUTPUT_KEEP: Final = 64 * 1024  # the tail of a worker's output a crash shows
 # Outcomes after which a worker is not trusted with another request.
 _FRESH_AFTER: Final = frozenset({"crashed", "hung", "resource"})
 
@@ -455,42 +541,74 @@ def _handle(
     adapter: InProcessAdapter,
     worker: _Worker | None,
     request: tuple[Any, ...],
-    log: int,
 ) -> tuple[Outcome, _Worker | None]:
-    """Run a request in the worker (forked when needed); say which to keep."""
+    """Run a request in the worker (forked when needed); say which to keep.
+
+    Whatever the request started is killed when it ends: the worker's
+    children, and orphans this server adopted as their subreaper.
+    """
     allowance: Allowance = request[-1]
-    os.ftruncate(log, 0)
-    os.lseek(log, 0, os.SEEK_SET)  # the worker's output offset is shared
     if worker is None:
-        worker = _Worker(adapter, log)
+        worker = _Worker(adapter)
+    worker.output.tail.clear()
     started = time.perf_counter()
     outcome = worker.run(request, allowance)
     outcome.seconds = time.perf_counter() - started
     if outcome.status in _FRESH_AFTER:
         worker.end()
+    alive = () if worker.ended else (worker.pid,)
+    left_running(outcome, end_leftovers(os.getpid(), keep=alive, below=alive))
+    if worker.ended or outcome.status in _FRESH_AFTER:
+        worker.end()
         return outcome, None
     return outcome, worker
 
 
-def _warm_up(adapter: InProcessAdapter) -> None:
-    """Load a minimal file once here, before any fork and any limit.
+def _warm_up(adapter: InProcessAdapter, limits: Limits, runtime: int) -> None:
+    """Load a minimal file once here, before any fork, under a memory limit.
 
     Lazy imports and one-time set-up (numpy, BLAS buffers, JIT caches) then
-    happen once in the server, not in every child under its memory allowance.
+    happen once in the server, not in every child.  They may take the
+    runtime's share (``runtime``, as a command's ``--memory-limit``) on top
+    of the file's allowance, and no more: an 8 GB allocation fails here too,
+    and the smoke gate then reports the reader cannot load a minimal file.
     """
     data, _ = minimal_file(adapter.capabilities)
-    with tempfile.TemporaryDirectory(prefix="stspec-warm-") as directory:
-        path = os.path.join(directory, "warm.safetensors")
+    with tempfile.TemporaryDirectory(prefix="stspec-") as directory:
+        path = os.path.join(directory, "input.safetensors")
         with open(path, "wb") as file:
             file.write(data)
-        adapter.attempt_load(path, timeout=0)
+        allowance = limits.for_file(path)
+        _, reset = _limit(replace(allowance, memory=allowance.memory + runtime))
+        try:
+            adapter.attempt_load(path, timeout=0)
+        finally:
+            reset()
+    end_leftovers(os.getpid())
 
 
-def serve(spec: str) -> int:
-    """The server loop: resolve ``spec`` once, then serve through workers."""
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    # Adapters that print must not corrupt the answers on stdout.
+def _private_protocol() -> tuple[BinaryIO, BinaryIO]:
+    """Move the protocol off fds 0 and 1; the adapter gets /dev/null and stderr.
+
+    A module writing to fd 1 at import (a C library's banner) or reading
+    fd 0 would otherwise corrupt or steal the answers.
+    """
+    stdin = os.fdopen(os.dup(0), "rb")
+    stdout = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    os.dup2(2, 1)
     sys.stdout = sys.stderr
+    return stdin, stdout
+
+
+def serve(spec: str, limits: Limits | None = None, runtime: int = RUNTIME_SHARE) -> int:
+    """The server loop: resolve ``spec`` once, then serve through workers."""
+    stdin, stdout = _private_protocol()
+    # The implementation's orphans (double-forked setsid helpers) are adopted
+    # here and killed after each request.
+    become_subreaper()
     try:
         adapter = resolve_in_process(spec)
     except ImplError as exc:
@@ -505,20 +623,19 @@ def serve(spec: str) -> int:
             for field in dataclasses.fields(adapter.capabilities)
         },
     }
-    _warm_up(adapter)
+    _warm_up(adapter, limits or Limits(), runtime)
     _send(stdout, ("ready", info))
     # Objects alive now are never collected: the children's collector then
     # leaves their pages shared instead of copying them on every fork.
     gc.freeze()
     worker: _Worker | None = None
-    with tempfile.TemporaryFile() as log_file:
-        log = log_file.fileno()
-        while True:
-            try:
-                request = _receive(stdin)
-            except EOFError:
-                if worker is not None:
-                    worker.end(kill=False)
-                return 0
-            outcome, worker = _handle(adapter, worker, request, log)
-            _send(stdout, ("outcome", outcome))
+    while True:
+        try:
+            request = _receive(stdin)
+        except EOFError:
+            if worker is not None:
+                worker.end(kill=False)
+            end_leftovers(os.getpid())
+            return 0
+        outcome, worker = _handle(adapter, worker, request)
+        _send(stdout, ("outcome", outcome))

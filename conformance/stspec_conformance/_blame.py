@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Final
 
-from stspec_conformance._score import failure_kind
+from stspec_conformance._kinds import failure_kind
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

@@ -27,6 +27,9 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
+from stspec_conformance import _blame
+from stspec_conformance._kinds import failure_kind
+
 if TYPE_CHECKING:
     from stspec_conformance._state import Record, SuiteState
 
@@ -72,30 +75,6 @@ KIND_LABEL: Final = {
 WRONG_VERDICTS: Final = frozenset(
     {"accepted-invalid", "rejected-valid", "wrong-content"}
 )
-_NOT_RUN: Final = frozenset({"passed", "skipped", "not-applicable"})
-_NO_VERDICT: Final = frozenset({"crashed", "hung", "resource", "invalid-output"})
-
-
-def _expects_refusal(record: Record) -> bool:
-    if record.expects:
-        return record.expects == "reject"
-    if record.group in {"invalid", "single-fault"}:
-        return True
-    return record.name.startswith("test_writer_refuses")
-
-
-def failure_kind(record: Record) -> str | None:
-    """What a failed (or xfailed) test's implementation did wrong; None if it passed."""
-    if record.result in _NOT_RUN:
-        return None
-    outcome = record.outcome
-    if outcome in _NO_VERDICT or outcome == "wrong-content":
-        return outcome
-    if outcome == "accepted":
-        return "accepted-invalid" if _expects_refusal(record) else "wrong-content"
-    if outcome == "rejected":
-        return "misclassified" if _expects_refusal(record) else "rejected-valid"
-    return "crashed" if record.result == "crashed" else "error"
 
 
 @dataclass(slots=True)
@@ -188,7 +167,6 @@ def _label(record: Record) -> str:
 def summarise(state: SuiteState) -> Summary:
     """Aggregate the records into the summary's numbers."""
     from stspec import RULES_BY_ID  # noqa: PLC0415 - only when reporting
-    from stspec_conformance import _blame  # noqa: PLC0415 - it uses failure_kind
 
     summary = Summary(
         groups={g: Score() for g in GROUPS},

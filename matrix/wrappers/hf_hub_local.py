@@ -29,4 +29,5 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     tensors: Tensors = {
         name: (info.dtype, list(info.shape)) for name, info in parsed.tensors.items()
     }
-    return tensors, dict(parsed.metadata)
+    # as the library gives it: None for "__metadata__": null, {} when absent
+    return tensors, parsed.metadata

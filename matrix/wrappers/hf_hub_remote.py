@@ -31,7 +31,10 @@ CAPABILITIES: Final = {"header_only": True, "metadata_presence": False}
 REJECTS: Final = (SafetensorsParsingError, HfHubHTTPError)
 _RANGE: Final = re.compile(r"bytes=(\d+)-(\d*)$")
 _served: dict[str, str] = {}  # "path": the file the next requests read
-_server: list[ThreadingHTTPServer] = []
+# (pid, server): the suite forks its workers from a process that already
+# loaded a file, and a thread does not survive a fork, so each process
+# starts its own server
+_server: list[tuple[int, ThreadingHTTPServer]] = []
 
 
 class _Hub(BaseHTTPRequestHandler):
@@ -78,11 +81,11 @@ class _Hub(BaseHTTPRequestHandler):
 
 
 def _endpoint() -> str:
-    if not _server:
+    if not _server or _server[0][0] != os.getpid():
         server = ThreadingHTTPServer(("127.0.0.1", 0), _Hub)
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        _server.append(server)
-    host, port = _server[0].server_address[:2]
+        _server[:] = [(os.getpid(), server)]
+    host, port = _server[0][1].server_address[:2]
     return f"http://{host!s}:{port}"
 
 
@@ -94,4 +97,5 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     tensors: Tensors = {
         name: (info.dtype, list(info.shape)) for name, info in parsed.tensors.items()
     }
-    return tensors, dict(parsed.metadata)
+    # as the library gives it: None for "__metadata__": null, {} when absent
+    return tensors, parsed.metadata

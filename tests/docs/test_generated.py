@@ -9,6 +9,7 @@ makes of results/*.json.
 from __future__ import annotations
 
 import importlib.util
+import re
 import shutil
 import subprocess
 import sys
@@ -62,19 +63,19 @@ def test_the_pages_hold_generated_tables() -> None:
 
 
 @pytest.mark.parametrize(
-    ("page", "old", "new"),
+    ("page", "pattern"),
     [
-        ("docs/explanation/fuzzing-findings.md", "**10,", "**11,"),
-        ("docs/explanation/hf-deviations.md", "holds 19 tests", "holds 17 tests"),
-        ("docs/reference/rules.md", "[KEY-UNIQUE](", "[KEY-UNIQUE-TYPO]("),
+        ("docs/explanation/fuzzing-findings.md", r"\*\*(\d)"),  # a total
+        ("docs/explanation/hf-deviations.md", r"holds (\d)"),
+        ("docs/reference/rules.md", r"\[KEY-UNIQUE(\])"),
     ],
 )
-def test_a_hand_edit_of_a_generated_table_is_found(
-    page: str, old: str, new: str
-) -> None:
+def test_a_hand_edit_of_a_generated_table_is_found(page: str, pattern: str) -> None:
     text = (ROOT / page).read_text(encoding="utf-8")
-    assert old in text
-    edited = text.replace(old, new, 1)
+    found = re.search(pattern, text)
+    assert found is not None
+    edited = text[: found.start(1)] + "7" + text[found.start(1) :]
+    assert edited != text
     assert GENERATOR.regenerate(edited) == text
 
 

@@ -16,7 +16,14 @@ Single-fault corruptions
     :func:`corruptions` draws a :class:`Corruption`: a valid file changed in
     exactly one way that breaks exactly one MUST rule, with that rule's id
     (what the strict reference reports).  :data:`CORRUPTION_KINDS` lists the
-    kinds, spelt ``RULE/what``.
+    kinds, spelt ``RULE/what``; ``late=True`` puts the fault after more than
+    1,000 tensors and 128 metadata keys, past the first 64 KiB of the header.
+
+Explicit examples
+    :func:`edge_content` gives tensors and metadata random draws rarely
+    reach (CR LF in values, keys equal only after Unicode normalisation,
+    empty tensors of rank 4 and 6, names that sort differently by UTF-16
+    code unit), for ``@example``.
 
 Tolerated variants
     :func:`tolerated_variants` draws a :class:`ValidFile` that breaks only MAY

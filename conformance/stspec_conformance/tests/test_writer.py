@@ -5,9 +5,12 @@ finds nothing) and decode to what was written; a writer that declares
 ``canonical`` (the canonical-writer class, SPEC 1.5) must also write the
 canonical bytes, which for other writers is a SHOULD the suite does not judge
 (not applicable).  Requests no
-valid file can express must be refused.  Requests use only the declared
-``write_dtypes`` (a refused undeclared dtype is not applicable) and BOOL bytes
-0x00/0x01 (SPEC 6.1 leaves other values to the writer).  Every refusal test
+valid file can express must be refused, by every writer whatever it declares
+(a partial-byte F6, a header over 100,000,000 bytes, an unknown dtype, a lone
+surrogate, a shape of 2^64 elements over no bytes).  Valid requests use only
+the declared ``write_dtypes`` (a refused undeclared dtype is not applicable)
+and BOOL bytes 0x00/0x01 (SPEC 6.1 leaves other values to the writer);
+dimensions 2^53+1 and 2^64-1 must come out exact.  Every refusal test
 first has the writer write the corrected request: a writer that writes
 nothing must not score its refusals.
 """

@@ -312,6 +312,23 @@ def benchmarks() -> str:
     )
 
 
+def reader_sizes() -> str:
+    """The reader's parts in lines and statements (bench/results/reader-sizes.json)."""
+    sizes = json.loads(
+        (ROOT / "bench" / "results" / "reader-sizes.json").read_text(encoding="utf-8")
+    )
+    rows: list[list[object]] = [
+        [
+            part,
+            ", ".join(f"`{name}`" for name in sizes["part_modules"][part]),
+            size["lines"],
+            size["statements"],
+        ]
+        for part, size in sizes["parts"].items()
+    ]
+    return markdown_table(["part", "modules", "lines", "statements"], rows)
+
+
 def checkout_commands() -> str:
     """The two checkout commands, with the durations measured (docs/data/timings.json).
 
@@ -338,6 +355,7 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "manifest-schema": manifest_schema,
     "hf-deviations": hf_deviations,
     "benchmarks": benchmarks,
+    "reader-sizes": reader_sizes,
     "checkout-commands": checkout_commands,
 }
 

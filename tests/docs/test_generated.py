@@ -10,6 +10,7 @@ tests/matrix/test_matrix_badges.py.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -88,3 +89,16 @@ def test_the_check_command_fails_on_a_stale_page(tmp_path: Path) -> None:
         capture_output=True, text=True, check=False, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
+
+
+def test_the_reader_sizes_are_measured_from_this_tree(tmp_path: Path) -> None:
+    """bench/results/reader-sizes.json (shown on the design page) is current."""
+    fresh = tmp_path / "sizes.json"
+    subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "reader_sizes.py"), str(fresh)],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    committed = ROOT / "bench" / "results" / "reader-sizes.json"
+    assert json.loads(fresh.read_text()) == json.loads(committed.read_text()), (
+        "run python bench/reader_sizes.py, then python docs/generate_pages.py"
+    )

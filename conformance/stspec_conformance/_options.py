@@ -53,6 +53,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="also check that rejections name the rule the case breaks",
     )
+    group.addoption(
+        "--dense-header",
+        action="store_true",
+        help="also run y_layout_dense_header_at_limit: 1.8 M tensors in a "
+        "100,000,000-byte header, about a minute of CPU (SPEC 1.6)",
+    )
     group.addoption("--report-json", help="write a per-case JSON report to this file")
     group.addoption("--report-md", help="write a Markdown summary to this file")
     group.addoption(

@@ -43,7 +43,7 @@ DELEGATED = {
         ".ci/run",
         ["bash .ci/setup", "pytest conformance --impl=reference -q -n 2"],
     ),
-    ".venv/bin/pytest -n 2": (".ci/run", ["coverage run -m pytest"]),
+    ".venv/bin/pytest -n 2": (".ci/run", ["pytest -n 2 --cov"]),
     ".venv/bin/python docs/build_site.py docs/_build/html": (
         ".ci/run",
         ["python docs/build_site.py docs/_build/html"],

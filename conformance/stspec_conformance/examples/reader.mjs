@@ -56,6 +56,24 @@ function readAt(fd, position, length) {
   return buffer.subarray(0, done);
 }
 
+// Nesting counts everywhere, unknown members included (JSON.parse has no limit).
+const MAX_DEPTH = 127;
+
+function checkDepth(text) {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "{" || c === "[") {
+      if (++depth > MAX_DEPTH) reject("JSON-DEPTH", `nesting deeper than ${MAX_DEPTH} at character ${i}`);
+    } else if (c === "}" || c === "]") depth--;
+  }
+}
+
 function exactInteger(value, what) {
   if (typeof value !== "number" || !Number.isInteger(value)) reject("NUM-INTEGER", `${what} is not an integer`);
   if (value < 0) reject("NUM-INTEGER", `${what} is negative`);
@@ -94,6 +112,7 @@ function parseHeader(fd, fileSize) {
   if (header === null || typeof header !== "object" || Array.isArray(header)) {
     reject("HEADER-OBJECT", "the header is not a JSON object");
   }
+  checkDepth(text);
   return { header, dataStart: 8 + Number(n), bufferLength: BigInt(fileSize) - 8n - n };
 }
 

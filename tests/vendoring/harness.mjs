@@ -301,16 +301,41 @@ function materialise({ name, params }, target) {
     } else if (name === "many-tensors") {
       const width = String(params.count - 1).length;
       const members = [];
+      // hole_at: one unused byte before that tensor (a LAYOUT-HOLE late in the file)
+      const holeAt = params.hole_at ?? params.count;
       for (let k = 0; k < params.count; k++) {
-        const offsets = params.overlap ? "[0,1]" : `[${k},${k + 1}]`;
+        const begin = k + (k >= holeAt ? 1 : 0);
+        const offsets = params.overlap ? "[0,1]" : `[${begin},${begin + 1}]`;
         members.push(`"t${String(k).padStart(width, "0")}":{"dtype":"U8","shape":[1],"data_offsets":${offsets}}`);
       }
       let header = `{${members.join(",")}}`;
       header += " ".repeat((8 - ((8 + header.length) % 8)) % 8);
-      const buffer = params.overlap
+      let buffer = params.overlap
         ? Buffer.from([0])
         : Buffer.from(Array.from({ length: params.count }, (_, k) => k % 256));
+      if (!params.overlap && holeAt < params.count) {
+        buffer = Buffer.concat([buffer.subarray(0, holeAt), Buffer.from([0]), buffer.subarray(holeAt)]);
+      }
       const data = Buffer.concat([u64le(header.length), Buffer.from(header, "utf8"), buffer]);
+      fs.writeSync(fd, data, 0, data.length, 0);
+    } else if (name === "many-metadata") {
+      // count keys k00000.. with ASCII values of `length`; one fault at key `at`
+      const faults = ["none", "integer", "duplicate", "bad-utf8"];
+      if (!faults.includes(params.fault)) throw new Error(`many-metadata: unknown fault ${params.fault}`);
+      const key = (k) => `k${String(k).padStart(5, "0")}`;
+      const pieces = [];
+      for (let k = 0; k < params.count; k++) {
+        const name = params.fault === "duplicate" && k === params.at ? key(k - 10) : key(k);
+        const text = `${k}:${"abcdefghij".repeat(Math.floor(params.length / 10) + 1)}`.slice(0, params.length);
+        let value = Buffer.from(JSON.stringify(text), "utf8");
+        if (k === params.at && params.fault === "integer") value = Buffer.from("1");
+        if (k === params.at && params.fault === "bad-utf8") value = Buffer.concat([Buffer.from([0x22, 0xff]), value.subarray(1)]);
+        pieces.push(Buffer.concat([Buffer.from(`${JSON.stringify(name)}:`, "utf8"), value]));
+      }
+      const parts = [Buffer.from('{"__metadata__":{'), ...pieces.flatMap((p, i) => (i ? [Buffer.from(","), p] : [p])), Buffer.from("}}")];
+      let header = Buffer.concat(parts);
+      header = Buffer.concat([header, Buffer.alloc((8 - ((8 + header.length) % 8)) % 8, 0x20)]);
+      const data = Buffer.concat([u64le(header.length), header]);
       fs.writeSync(fd, data, 0, data.length, 0);
     } else if (name === "dense-header") {
       const digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -34,6 +34,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -308,7 +309,7 @@ public final class Reader {
 
     /** A shape dimension or an offset: a plain integer token up to 2^64-1 (unsigned in a long). */
     static long u64(Value v, String what) throws Rejected {
-        if (v.text.matches(".*[-.eE].*")) {
+        if (v.text.chars().anyMatch(c -> c == '-' || c == '.' || c == 'e' || c == 'E')) {
             throw new Rejected("NUM-INTEGER", what + " is " + v.text + ", not a plain non-negative integer");
         }
         try {
@@ -537,14 +538,21 @@ public final class Reader {
         return true;
     }
 
-    static String sha256At(FileChannel file, long start, long length) throws IOException {
-        MessageDigest hash;
+    // One digest and one buffer for every tensor: a header may list a million.
+    private static final MessageDigest HASH;
+    private static final ByteBuffer BUFFER = ByteBuffer.allocate((int) WINDOW);
+
+    static {
         try {
-            hash = MessageDigest.getInstance("SHA-256");
+            HASH = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(WINDOW, Math.max(length, 1)));
+    }
+
+    static String sha256At(FileChannel file, long start, long length) throws IOException {
+        MessageDigest hash = HASH;
+        ByteBuffer buffer = BUFFER;
         for (long done = 0; done < length;) {
             buffer.clear().limit((int) Math.min(buffer.capacity(), length - done));
             readFully(file, buffer, start + done);
@@ -552,11 +560,7 @@ public final class Reader {
             done += buffer.remaining();
             hash.update(buffer);
         }
-        StringBuilder hex = new StringBuilder();
-        for (byte b : hash.digest()) {
-            hex.append(String.format("%02x", b));
-        }
-        return hex.toString();
+        return HexFormat.of().formatHex(hash.digest());
     }
 
     static String digest(FileChannel file, long start, long n) throws IOException {

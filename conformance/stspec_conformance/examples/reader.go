@@ -333,14 +333,15 @@ type tensor struct {
 	begin, end uint64
 }
 
-// u64 reads a shape dimension or an offset: a plain integer token up to 2^64-1.
-func u64(v *value, what string) uint64 {
+// u64 reads a shape dimension or an offset: a plain integer token up to
+// 2^64-1 (what names it, built only for a rejection).
+func u64(v *value, what func() string) uint64 {
 	if strings.ContainsAny(v.text, "-.eE") {
-		reject("NUM-INTEGER", "%s is %s, not a plain non-negative integer", what, v.text)
+		reject("NUM-INTEGER", "%s is %s, not a plain non-negative integer", what(), v.text)
 	}
 	n, err := strconv.ParseUint(v.text, 10, 64)
 	if err != nil {
-		reject("NUM-RANGE", "%s (%d digits) exceeds 2^64-1", what, len(v.text))
+		reject("NUM-RANGE", "%s (%d digits) exceeds 2^64-1", what(), len(v.text))
 	}
 	return n
 }
@@ -399,10 +400,10 @@ func checkEntry(name string, v *value, tolerate func(string, string)) tensor {
 		reject("OFFSETS-PAIR", "data_offsets of %s is not an array of two integers", quote(name))
 	}
 	for i, dim := range shape.items {
-		t.shape = append(t.shape, u64(dim, fmt.Sprintf("dimension %d of %s", i, quote(name))))
+		t.shape = append(t.shape, u64(dim, func() string { return fmt.Sprintf("dimension %d of %s", i, quote(name)) }))
 	}
-	t.begin = u64(offsets.items[0], fmt.Sprintf("begin of %s", quote(name)))
-	t.end = u64(offsets.items[1], fmt.Sprintf("end of %s", quote(name)))
+	t.begin = u64(offsets.items[0], func() string { return "begin of " + quote(name) })
+	t.end = u64(offsets.items[1], func() string { return "end of " + quote(name) })
 	// The bit count, exactly: zero if any dimension is zero, else a product
 	// that must stay within 2^64-1.
 	count := dtypeBits[t.dtype]
@@ -544,9 +545,12 @@ func readFile(f *os.File) answer {
 	return a
 }
 
+// One buffer for every tensor: a header may list a million of them.
+var hashBuffer = make([]byte, window)
+
 func sha256At(f *os.File, start int64, length uint64) string {
 	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(f, start, int64(length))); err != nil {
+	if _, err := io.CopyBuffer(h, io.NewSectionReader(f, start, int64(length)), hashBuffer); err != nil {
 		panic(err)
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -309,14 +309,15 @@ struct Tensor {
     end: u64,
 }
 
-/// A shape dimension or an offset: a plain integer token up to 2^64-1.
-fn u64_of(token: &str, what: &str) -> Judged<u64> {
+/// A shape dimension or an offset: a plain integer token up to 2^64-1
+/// (`what` names it, built only for a rejection).
+fn u64_of(token: &str, what: impl Fn() -> String) -> Judged<u64> {
     if token.contains(['-', '.', 'e', 'E']) {
-        return reject("NUM-INTEGER", format!("{what} is {token}, not a plain non-negative integer"));
+        return reject("NUM-INTEGER", format!("{} is {token}, not a plain non-negative integer", what()));
     }
     match token.parse::<u64>() {
         Ok(n) => Ok(n),
-        Err(_) => reject("NUM-RANGE", format!("{what} ({} digits) exceeds 2^64-1", token.len())),
+        Err(_) => reject("NUM-RANGE", format!("{} ({} digits) exceeds 2^64-1", what(), token.len())),
     }
 }
 
@@ -377,10 +378,10 @@ fn check_entry(name: &str, value: &Value, tolerated: &mut Option<Rejection>) -> 
     };
     let mut shape = Vec::new();
     for (i, token) in dim_tokens.into_iter().enumerate() {
-        shape.push(u64_of(token, &format!("dimension {i} of {}", quote(name)))?);
+        shape.push(u64_of(token, || format!("dimension {i} of {}", quote(name)))?);
     }
-    let begin = u64_of(begin, &format!("begin of {}", quote(name)))?;
-    let end = u64_of(end, &format!("end of {}", quote(name)))?;
+    let begin = u64_of(begin, || format!("begin of {}", quote(name)))?;
+    let end = u64_of(end, || format!("end of {}", quote(name)))?;
     // The bit count, exactly: zero if any dimension is zero, else a product
     // that must stay within 2^64-1.
     let mut count = if shape.contains(&0) { 0 } else { bits };
@@ -606,7 +607,7 @@ impl Sha256 {
 
 fn sha256_at(file: &File, start: u64, length: u64) -> String {
     let mut hash = Sha256::new();
-    let mut buf = vec![0; WINDOW as usize];
+    let mut buf = vec![0; length.min(WINDOW) as usize];
     let mut done = 0;
     while done < length {
         let size = (length - done).min(WINDOW) as usize;

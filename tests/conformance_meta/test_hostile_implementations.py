@@ -9,6 +9,7 @@ the checkout's.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -444,7 +445,9 @@ def test_a_command_leaves_no_process_behind(tmp_path: Path) -> None:
     outcomes = {t: run.test(t)["outcome"] for t in run.results}
     assert outcomes
     assert set(outcomes.values()) == {"resource"}, run.output[-3000:]
-    assert "processes running after its answer" in run.output, run.output[-3000:]
+    # one or two: the daemon may be caught before or after it leaves the session
+    left = re.search(r"left \d+ process(es)? running after its answer", run.output)
+    assert left, run.output[-3000:]
 
 
 def test_an_isolated_reader_leaves_no_process_behind(tmp_path: Path) -> None:

@@ -40,6 +40,16 @@ def spec_anchors(
         content[0] = _RAW_ANCHOR.sub(_anchor, content[0])
 
 
+def companion_anchors(_app: Sphinx, docname: str, content: list[str]) -> None:
+    """Rewrite the raw anchors of the spec's companion pages (docs/spec/*.md).
+
+    The shard checks' definitions carry ``<a id="shard-missing"></a>`` as
+    SPEC.md's rules do, so that links to them work on GitHub and in the site.
+    """
+    if docname.startswith("spec/"):
+        content[0] = _RAW_ANCHOR.sub(_anchor, content[0])
+
+
 def copy_matrix(app: Sphinx, exception: Exception | None) -> None:
     """Put the committed results matrix page and its badges into the site."""
     if exception is not None or app.builder.format != "html":
@@ -93,5 +103,6 @@ def setup(app: Sphinx) -> dict[str, object]:
     """Register the hooks."""
     app.connect("autodoc-process-docstring", plain_blocks, priority=600)
     app.connect("include-read", spec_anchors)
+    app.connect("source-read", companion_anchors)
     app.connect("build-finished", copy_matrix)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

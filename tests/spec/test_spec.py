@@ -21,6 +21,7 @@ SPEC_DIR = Path(__file__).resolve().parents[2] / "spec"
 SPEC_PATH = SPEC_DIR / "SPEC.md"
 SCHEMA_PATH = SPEC_DIR / "header.schema.json"
 CASES_PAGE = SPEC_DIR.parent / "docs" / "spec" / "corpus-cases.md"
+SHARDS_PAGE = SPEC_DIR.parent / "docs" / "spec" / "sharded-checkpoints.md"
 SEEDS = frozenset(
     {
         "safetensors-README-0.4.5.txt",
@@ -58,16 +59,23 @@ def spec_text() -> str:
 
 
 @cache
+def shards_text() -> str:
+    return SHARDS_PAGE.read_text(encoding="utf-8")
+
+
+@cache
 def schema() -> dict[str, object]:
     loaded: dict[str, object] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     return loaded
 
 
-def definitions() -> list[tuple[str, str, str, str, str, list[str]]]:
+def definitions(
+    text: str | None = None,
+) -> list[tuple[str, str, str, str, str, list[str]]]:
     """Return (id, level, scope, statement, section, body paragraphs) per definition.
 
     The body is the paragraphs after the definition line, up to the next
-    definition or heading.
+    definition or heading.  ``text`` is SPEC.md unless given.
     """
     found = []
     section = ""
@@ -79,7 +87,7 @@ def definitions() -> list[tuple[str, str, str, str, str, list[str]]]:
             current[5].append(" ".join(paragraph))
         paragraph.clear()
 
-    for line in spec_text().splitlines():
+    for line in (spec_text() if text is None else text).splitlines():
         heading = _SECTION.match(line)
         match = _DEFINITION.match(line)
         if heading or match or line.startswith("#"):
@@ -112,7 +120,8 @@ def rule_definitions() -> list[tuple[str, str, str, str, str, list[str]]]:
 
 
 def set_check_definitions() -> list[tuple[str, str, str, str, str, list[str]]]:
-    return [entry for entry in definitions() if entry[2] == "set"]
+    """The shard checks' definitions, on the companion page of SPEC.md §13.2."""
+    return [entry for entry in definitions(shards_text()) if entry[2] == "set"]
 
 
 def worked_example() -> bytes:
@@ -309,12 +318,27 @@ def test_anchors_are_unique_and_every_in_page_link_resolves() -> None:
     from stspec_corpus._speclinks import slug  # noqa: PLC0415
 
     anchors = _ANCHOR.findall(spec_text())
-    assert len(anchors) == len(set(anchors)) == len(RULES) + len(SHARD_CHECKS)
+    assert len(anchors) == len(set(anchors)) == len(RULES)
+    assert _ANCHOR.findall(shards_text()) == [c.id.lower() for c in SHARD_CHECKS]
     targets = set(anchors) | {slug(h) for h in _HEADING_LINE.findall(spec_text())}
     links = _LINK.findall(spec_text())
     assert "layout-hole" in links
     assert "appendix-a-deviations-of-hf-safetensors-080-and-045" in links
     assert set(links) <= targets, set(links) - targets
+
+
+def test_every_link_to_a_companion_page_resolves() -> None:
+    from stspec_corpus._speclinks import slug  # noqa: PLC0415
+
+    links = re.findall(r"\]\(\.\./docs/([^)#]+)(?:#([^)]+))?\)", spec_text())
+    assert ("spec/sharded-checkpoints.md", "shard-filename") in links
+    for path, fragment in links:
+        page = SPEC_DIR.parent / "docs" / path
+        assert page.is_file(), path
+        text = page.read_text(encoding="utf-8")
+        targets = set(_ANCHOR.findall(text))
+        targets |= {slug(heading) for heading in _HEADING_LINE.findall(text)}
+        assert not fragment or fragment in targets, (path, fragment)
 
 
 def test_contents_list_every_section_heading() -> None:
@@ -464,17 +488,24 @@ def test_sub_byte_packing_example_matches_ml_dtypes_codes() -> None:
     assert f"`{packed.hex(' ')}`" in spec_text()
 
 
-# --- sharded checkpoints (§13.2) ---------------------------------------------
+# --- sharded checkpoints (§13.2 and its companion page) ---------------------
 
 
 def test_spec_defines_every_shard_check_once_with_its_severity_and_statement() -> None:
     found = set_check_definitions()
     assert [entry[0] for entry in found] == [check.id for check in SHARD_CHECKS]
-    for check_id, severity, _, statement, section, body in found:
+    for check_id, severity, _, statement, _, body in found:
         check = SHARD_CHECKS_BY_ID[check_id]
         assert (severity, statement) == (check.severity, check.statement), check_id
-        assert section == "13", check_id
         assert body[0].startswith("Rationale: "), check_id
+
+
+def test_section_13_2_points_to_the_page_that_defines_the_shard_checks() -> None:
+    section = spec_text().split("### 13.2 Sharded checkpoints\n", 1)[1]
+    section = section.split("\n#", 1)[0]
+    assert "](../docs/spec/sharded-checkpoints.md)" in section
+    assert len(section.strip().split("\n\n")) == 1, "one paragraph"
+    assert [entry for entry in definitions() if entry[2] == "set"] == []
 
 
 def test_shard_check_ids_never_collide_with_rule_ids() -> None:
@@ -482,7 +513,7 @@ def test_shard_check_ids_never_collide_with_rule_ids() -> None:
 
 
 def test_each_shard_check_has_an_anchor_on_the_line_before_it() -> None:
-    lines = spec_text().splitlines()
+    lines = shards_text().splitlines()
     for check in SHARD_CHECKS:
         (index,) = [
             i for i, line in enumerate(lines) if line.startswith(f"**{check.id}** ")

@@ -37,6 +37,10 @@ SECTIONS: Final = {
     "writer": "§9",
     "shard": "§13.2",
 }
+# Where the definitions live: the rules in SPEC.md, each under its own anchor
+# (its id in lower case); the shard checks on the spec's companion page.
+RULES_PAGE: Final = "spec/SPEC.md"
+SHARDS_PAGE: Final = "docs/spec/sharded-checkpoints.md"
 
 
 def _rules() -> list[dict[str, object]]:
@@ -45,12 +49,14 @@ def _rules() -> list[dict[str, object]]:
         level = "error" if rule.level == "MUST" else "warning"
         properties: dict[str, object] = {"level": rule.level, "scope": rule.scope}
         where = SECTIONS[rule.family]
-        table.append(_rule(rule.id, rule.statement, where, level, properties))
+        table.append(
+            _rule(rule.id, rule.statement, (RULES_PAGE, where), level, properties)
+        )
     table += [
         _rule(
             check.id,
             check.statement,
-            SECTIONS["shard"],
+            (SHARDS_PAGE, SECTIONS["shard"]),
             check.severity,
             {"severity": check.severity, "scope": "shard set"},
         )
@@ -62,12 +68,12 @@ def _rules() -> list[dict[str, object]]:
 def _rule(
     rule_id: str,
     statement: str,
-    section: str,
+    defined: tuple[str, str],
     level: str,
     properties: dict[str, object],
 ) -> dict[str, object]:
-    # SPEC.md gives every rule an anchor of its own: its id in lower case.
-    where = f"spec/SPEC.md#{rule_id.lower()}"
+    page, section = defined
+    where = f"{page}#{rule_id.lower()}"
     return {
         "id": rule_id,
         "shortDescription": {"text": statement},

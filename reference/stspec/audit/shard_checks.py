@@ -1,4 +1,7 @@
-"""The consistency checks of a sharded checkpoint, as data (spec/SPEC.md §13.2).
+"""The consistency checks of a sharded checkpoint, as data.
+
+They are defined on the spec's companion page docs/spec/sharded-checkpoints.md
+(SPEC.md §13.2 points there).
 
 Not rules of the format: they judge a set of files and its index, so they live
 with the auditor that runs them, apart from the reader's rule registry.
@@ -20,7 +23,7 @@ __all__ = ["SHARD_CHECKS", "SHARD_CHECKS_BY_ID", "SetCheck"]
 
 
 class SetCheck(NamedTuple):
-    """One consistency check of a sharded checkpoint (spec/SPEC.md §13.2).
+    """One consistency check of a sharded checkpoint (see the module docstring).
 
     Not a rule of the format: a shard set is several files plus an index, and
     no finding of these checks changes the verdict of a single file.  They

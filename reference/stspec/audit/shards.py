@@ -8,7 +8,8 @@ Hugging Face writes a model too large for one file as shards
      "weight_map": {"lm_head.weight": "model-00003-of-00003.safetensors", ...}}
 
 These checks are on a set of files, not on one file, so they are not rules
-of the format: SPEC.md §13.2 defines them (``stspec.audit.shard_checks.SHARD_CHECKS``).
+of the format: the spec's companion page docs/spec/sharded-checkpoints.md defines
+them (``stspec.audit.shard_checks.SHARD_CHECKS``).
 Each finding carries the check's id, the file it is about and the name.
 """
 

@@ -12,7 +12,7 @@ import json
 from collections import Counter, defaultdict
 from typing import TYPE_CHECKING, Any, Final
 
-from matrix import envs
+from matrix import envs, notes
 from matrix.badges import write_badges
 from matrix.impls import IMPLS, UNAVAILABLE
 from matrix.probe import DIFFERENCES, difference, differs, stated
@@ -475,10 +475,15 @@ def _not_set_up(result: dict[str, Any]) -> tuple[str, str, str]:
     return impl.get("title", impl["name"]), impl.get("language", ""), reason
 
 
+def _names(results: Sequence[dict[str, Any]]) -> list[str]:
+    return [str(r["implementation"]["name"]) for r in results]
+
+
 def render_markdown(
     results: list[dict[str, Any]],
     cases: list[dict[str, Any]],
     failed: Sequence[dict[str, Any]] = (),
+    changes: notes.Notes | None = None,
 ) -> str:
     """The summary table (one row per implementation) and the disagreements."""
     cols = _summary_columns()
@@ -543,6 +548,8 @@ def render_markdown(
             + " | ".join(str(count[c]) for c in cols)
             + f" | {passed}/{applicable} |"
         )
+    if changes is not None:
+        lines += notes.markdown_section(changes, _names(results))
     lines += ["", "## Not in the matrix", "", _UNAVAILABLE_INTRO, ""]
     lines += ["| implementation | language | why |", "|---|---|---|"]
     lines += [f"| {u.title} | {u.language} | {u.reason} |" for u in UNAVAILABLE]
@@ -591,6 +598,7 @@ def render_html(
     results: list[dict[str, Any]],
     cases: list[dict[str, Any]],
     failed: Sequence[dict[str, Any]] = (),
+    changes: notes.Notes | None = None,
 ) -> str:
     """The JSONTestSuite-style page: legend, pruned view, full view."""
     vectors = {
@@ -629,6 +637,7 @@ def render_html(
             )
             for result in failed
         ),
+        *(notes.html_section(changes, _names(results)) if changes else ()),
         "<h2>Not in the matrix</h2>",
         f"<p>{html.escape(_UNAVAILABLE_INTRO)}</p>",
         "<table><tr><th>implementation</th><th>language</th><th>why</th></tr>",
@@ -737,9 +746,10 @@ def render_dir(folder: Path) -> None:
     results = [r for r in loaded if not r.get("setup_error")]
     cases = _manifest()
     write_badges(folder, scores(results, cases))
+    changes = notes.load() if notes.DATA.exists() else None
     # names and messages may hold lone surrogates: written as \udXXX escapes
     for name, text in (
-        ("matrix.md", render_markdown(results, cases, failed)),
-        ("index.html", render_html(results, cases, failed)),
+        ("matrix.md", render_markdown(results, cases, failed, changes)),
+        ("index.html", render_html(results, cases, failed, changes)),
     ):
         (folder / name).write_text(text, "utf-8", errors="backslashreplace")

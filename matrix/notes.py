@@ -1,0 +1,251 @@
+"""What changed since the previous published run of the matrix, and why.
+
+``matrix/notes.toml`` holds, per implementation, a fingerprint of the
+previous published run's outcomes (``[previous.NAME]``: a SHA-256 over the
+``id outcome/pass|fail`` lines of the ids both runs have) and one
+``[[change]]`` per case or test whose outcome differs now, with the rule and
+the reason.  Ids the previous run did not have (cases and tests added to the
+corpus or the suite since) are listed under ``new`` and are new, not changed;
+ids the suite no longer has are left out of the fingerprint.  Undoing every
+change on today's ``results/NAME.json`` must give back the fingerprint, so a
+changed outcome without a note (or a note that says something else than the
+run) is found without keeping the old run a second time: it is in git history.
+
+``python -m matrix.notes OLD.json NEW.json`` prints what differs between two
+runs of one implementation and the ``[previous.NAME]`` entry for OLD.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import sys
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from matrix import envs
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+__all__ = [
+    "DATA",
+    "Change",
+    "Notes",
+    "fingerprint",
+    "html_section",
+    "load",
+    "main",
+    "markdown_section",
+    "outcomes",
+    "problems",
+]
+
+DATA: Final = envs.REPO / "matrix" / "notes.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One outcome that differs from the previous published run."""
+
+    impl: str
+    id: str  # a corpus case id or a suite test name
+    before: str  # outcome/pass or outcome/fail
+    after: str
+    rule: str
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notes:
+    """The contents of notes.toml."""
+
+    changes: tuple[Change, ...]
+    # implementation -> (fingerprint of the previous run, ids it did not have)
+    previous: dict[str, tuple[str, frozenset[str]]]
+    shared_new: frozenset[str]  # the ids most previous runs did not have
+
+
+def outcomes(result: Mapping[str, Any]) -> dict[str, str]:
+    """``id -> outcome/pass|fail`` for every case and test of one run."""
+    out: dict[str, str] = {}
+    for part in ("cases", "tests"):
+        for key, entry in (result.get(part) or {}).items():
+            verdict = "pass" if entry.get("ok") else "fail"
+            out[str(key)] = f"{entry.get('outcome')}/{verdict}"
+    return out
+
+
+def fingerprint(got: Mapping[str, str]) -> str:
+    """SHA-256 over the sorted ``id outcome`` lines."""
+    lines = "".join(f"{key} {got[key]}\n" for key in sorted(got))
+    return hashlib.sha256(lines.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def load(path: Path = DATA) -> Notes:
+    """Read notes.toml."""
+    data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    shared = frozenset(str(key) for key in data.get("new", []))
+    previous = {
+        str(name): (
+            str(entry["outcomes"]),
+            frozenset(str(k) for k in entry["new"]) if "new" in entry else shared,
+        )
+        for name, entry in data.get("previous", {}).items()
+    }
+    changes = tuple(
+        Change(
+            impl=str(c["impl"]),
+            id=str(c["id"]),
+            before=str(c["before"]),
+            after=str(c["after"]),
+            rule=str(c.get("rule", "")),
+            why=" ".join(str(c["why"]).split()),
+        )
+        for c in data.get("change", [])
+    )
+    return Notes(changes, previous, shared)
+
+
+def _undo(
+    name: str, got: dict[str, str], notes: Notes, new: frozenset[str]
+) -> tuple[dict[str, str], list[str]]:
+    """The previous run's outcomes as the notes tell them, and the notes' errors."""
+    errors = []
+    before = {key: value for key, value in got.items() if key not in new}
+    for change in notes.changes:
+        if change.impl != name:
+            continue
+        now = got.get(change.id, "no outcome")
+        if now != change.after:
+            errors.append(
+                f"{name}: the note on {change.id} says it is now {change.after}, "
+                f"results/{name}.json has {now}"
+            )
+        if change.before == change.after:
+            errors.append(f"{name}: the note on {change.id} changes nothing")
+        before[change.id] = change.before
+    return before, errors
+
+
+def problems(notes: Notes, results: Iterable[Mapping[str, Any]]) -> list[str]:
+    """Every way the notes and the runs in ``results`` disagree (empty: none)."""
+    errors: list[str] = []
+    runs = {str(r["implementation"]["name"]): r for r in results}
+    for change in notes.changes:
+        if change.impl not in notes.previous:
+            errors.append(
+                f"the note on {change.impl} {change.id} has no [previous.{change.impl}]"
+            )
+        if not change.why or not change.rule:
+            errors.append(f"the note on {change.impl} {change.id} needs a rule and why")
+    for name, (wanted, new) in sorted(notes.previous.items()):
+        if name not in runs:
+            errors.append(f"[previous.{name}] names no results/{name}.json")
+            continue
+        got = outcomes(runs[name])
+        before, found = _undo(name, got, notes, new)
+        errors += found
+        if fingerprint(before) != wanted:
+            errors.append(
+                f"{name}: results/{name}.json differs from the previous published "
+                "run in an outcome no [[change]] in matrix/notes.toml explains "
+                f"(python -m matrix.notes OLD.json results/{name}.json lists them)"
+            )
+    return errors
+
+
+_TITLE: Final = "Changes since the previous published run"
+_HEADS: Final = ("implementation", "case or test", "before", "after", "rule", "why")
+
+
+def _intro(notes: Notes, names: Iterable[str], shown: list[Change]) -> str:
+    compared = [name for name in names if name in notes.previous]
+    return (
+        f"Every outcome ({len(shown)}) that differs from the previous published "
+        "run of the same implementation, with the rule and the reason "
+        "(`matrix/notes.toml`; tests/matrix/test_matrix_notes.py holds it to "
+        "`results/*.json`). An outcome is the outcome class and whether the "
+        "suite counted it a pass. The cases and tests added to the corpus and "
+        f"the suite since then ({len(notes.shared_new)}) are new, not changed. "
+        f"Compared: {', '.join(compared) or 'none'}."
+    )
+
+
+def _shown(notes: Notes, names: Iterable[str]) -> list[Change]:
+    present = set(names)
+    return [c for c in notes.changes if c.impl in present]
+
+
+def markdown_section(notes: Notes, names: Iterable[str]) -> list[str]:
+    """The Markdown lines of the changes of the implementations ``names``."""
+    names = list(names)
+    shown = _shown(notes, names)
+    lines = ["", f"## {_TITLE}", "", _intro(notes, names, shown), ""]
+    lines += ["| " + " | ".join(_HEADS) + " |", "|---" * len(_HEADS) + "|"]
+    lines += [
+        f"| {c.impl} | `{c.id}` | {c.before} | {c.after} | {c.rule} | "
+        + c.why.replace("|", "\\|")
+        + " |"
+        for c in shown
+    ]
+    return lines
+
+
+def html_section(notes: Notes, names: Iterable[str]) -> list[str]:
+    """The HTML of the same section."""
+    names = list(names)
+    shown = _shown(notes, names)
+    intro = html.escape(_intro(notes, names, shown).replace("`", ""))
+    out = [f'<h2 id="changes">{_TITLE}</h2>', f"<p>{intro}</p>"]
+    out.append('<table id="changes-table"><tr>')
+    out.append("".join(f"<th>{h}</th>" for h in _HEADS) + "</tr>")
+    out += [
+        "<tr>"
+        + "".join(
+            f"<td{' class=id' if i == 1 else ''}>{html.escape(v)}</td>"
+            for i, v in enumerate((c.impl, c.id, c.before, c.after, c.rule, c.why))
+        )
+        + "</tr>"
+        for c in shown
+    ]
+    out.append("</table>")
+    return out
+
+
+def _diff(old: dict[str, str], new: dict[str, str]) -> list[str]:
+    lines = [
+        f"changed {key}: {old[key]} -> {new[key]}"
+        for key in sorted(old.keys() & new.keys())
+        if old[key] != new[key]
+    ]
+    added = sorted(new.keys() - old.keys())
+    gone = sorted(old.keys() - new.keys())
+    lines.append(f"new ({len(added)}): {' '.join(added)}")
+    lines.append(f"no longer in the suite ({len(gone)}): {' '.join(gone)}")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``OLD.json NEW.json``: the differences, then OLD's [previous] entry."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m matrix.notes OLD.json NEW.json", file=sys.stderr)
+        return 2
+    old, new = (json.loads(Path(a).read_text(encoding="utf-8")) for a in args)
+    before, after = outcomes(old), outcomes(new)
+    print("\n".join(_diff(before, after)))
+    name = old["implementation"]["name"]
+    shared = {key: before[key] for key in before.keys() & after.keys()}
+    print(f'[previous."{name}"]\noutcomes = "{fingerprint(shared)}"')
+    added = after.keys() - before.keys()
+    if not DATA.exists() or added != load().shared_new:
+        print(f"new = {json.dumps(sorted(added))}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

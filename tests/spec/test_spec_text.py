@@ -176,3 +176,40 @@ def test_conformance_classes_match_the_suites_declarations_one_to_one() -> None:
     assert not missing, f"add a conformance class row to SPEC 1.5 for {missing}"
     assert sorted(named) == sorted(KEYS), named
     assert "nothing: the defaults" in rows[0][-1]
+
+
+# --- what moved to companion pages --------------------------------------------
+
+
+def test_the_normative_text_is_no_api_manual() -> None:
+    # the reference's Python API and command are documented in docs/reference;
+    # SPEC.md names the project's files and its generator, never stspec's API
+    api = re.findall(r"(?<![\w/])stspec(?![\w/])[^\n]{0,30}", spec_text())
+    assert api == []
+    assert "SafetensorsError" not in spec_text()
+
+
+def test_the_api_page_gives_the_reported_offset_of_every_reader_rule() -> None:
+    from stspec.rules import RULES  # noqa: PLC0415
+
+    page = (SPEC_DIR.parent / "docs" / "reference" / "python-api.md").read_text("utf-8")
+    table = page.split("\n## How a violation is reported\n", 1)[1].split("\n## ", 1)[0]
+    covered: set[str] = set()
+    for row in table.splitlines()[1:]:
+        if not row.startswith("| ") or row.startswith(("| rule ", "|---")):
+            continue
+        for token in re.findall(r"`([A-Z][A-Z0-9-]*\*?)`", row.split(" | ")[0]):
+            named = {
+                rule.id
+                for rule in RULES
+                if rule.id == token
+                or (token.endswith("*") and rule.id.startswith(token[:-1]))
+            }
+            assert named, token
+            covered |= named
+    assert covered == {rule.id for rule in RULES if rule.scope == "reader"}
+    assert "123-how-the-strict-reference-reports-a-violation-informative" in page
+    pointer = section(
+        "### 12.3 How the strict reference reports a violation (informative)"
+    )
+    assert "](../docs/reference/python-api.md#how-a-violation-is-reported)" in pointer

@@ -61,6 +61,14 @@ def test_every_rule_has_its_stable_anchor_in_the_spec(site: Path) -> None:
     assert all(found.count(f"rule-{rule.id}") == 1 for rule in stspec.RULES)
 
 
+def test_every_shard_check_has_its_anchor_on_the_companion_page(site: Path) -> None:
+    # SPEC.md §13.2 and the SARIF rule table link these anchors
+    from stspec.audit.shard_checks import SHARD_CHECKS  # noqa: PLC0415
+
+    found = ids(site / "spec" / "sharded-checkpoints.html")
+    assert [c.id for c in SHARD_CHECKS if c.id.lower() not in found] == []
+
+
 def test_the_site_has_its_four_sections_and_the_matrix(site: Path) -> None:
     for page in ("tutorials", "howto", "reference", "explanation", "spec"):
         assert (site / page / "index.html").is_file(), page

@@ -83,9 +83,16 @@ def _write_stamp(folder: Path, stamp: dict[str, object]) -> None:
     (folder / _STAMP).write_text(json.dumps(stamp, sort_keys=True), encoding="utf-8")
 
 
-def _venv(name: str, requirements: tuple[str, ...], layer: str | None = None) -> None:
+def _venv(
+    name: str,
+    requirements: tuple[str, ...],
+    layer: str | None = None,
+    no_deps: tuple[str, ...] = (),
+) -> None:
     folder = env_dir(name)
     stamp: dict[str, object] = {"pip": list(requirements), "layer": layer}
+    if no_deps:
+        stamp["no_deps"] = list(no_deps)
     if _stamp_matches(folder, stamp):
         return
     if folder.exists():
@@ -105,6 +112,8 @@ def _venv(name: str, requirements: tuple[str, ...], layer: str | None = None) ->
     pip = [str(python_of(name)), "-m", "pip", "install", "--quiet"]
     if requirements:
         _check([*pip, *requirements])
+    if no_deps:
+        _check([*pip, "--no-deps", *no_deps])
     _write_stamp(folder, stamp)
 
 
@@ -186,7 +195,7 @@ def setup(impl: Impl) -> None:
     """Install (or confirm) everything ``impl`` needs."""
     _apt(impl.apt)
     if impl.kind == "python":
-        _venv(impl.name, (*SUITE_PINS, *impl.pip), impl.layer)
+        _venv(impl.name, (*SUITE_PINS, *impl.pip), impl.layer, impl.pip_no_deps)
     else:
         _venv("_suite", SUITE_PINS)
     if impl.npm:

@@ -39,6 +39,9 @@ class Impl:
     kind: Literal["python", "cmd"]
     wrapper: str  # file under matrix/wrappers/ (or builtin:NAME, the suite's own)
     pip: tuple[str, ...] = ()
+    # installed after ``pip`` with --no-deps: a package whose one module the
+    # wrapper loads by path, without the framework its other modules import
+    pip_no_deps: tuple[str, ...] = ()
     npm: tuple[str, ...] = ()
     apt: tuple[str, ...] = ()
     build: str | None = None  # script under matrix/build/

@@ -11,13 +11,17 @@ import mmap
 import struct
 from typing import Any, Final
 
-__all__ = ["DTYPES", "Tensors", "header_of", "mapped_slices"]
+__all__ = ["DTYPES", "DTYPES_BUT_F6_FNUZ", "Tensors", "header_of", "mapped_slices"]
 
 DTYPES: Final = (
     "BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3",
     "F8_E8M0", "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I16", "U16", "F16", "BF16",
     "I32", "U32", "F32", "C64", "F64", "I64", "U64",
 )  # fmt: skip
+# the 18 a table without the F6 and FNUZ F8 types reads (torch's, onnx_ir's)
+DTYPES_BUT_F6_FNUZ: Final = tuple(
+    d for d in DTYPES if not d.startswith("F6") and not d.endswith("FNUZ")
+)
 
 # name -> (dtype, shape, bytes), or (dtype, shape) from a header-only validator
 Tensors = dict[str, tuple[Any, ...]]

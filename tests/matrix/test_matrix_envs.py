@@ -39,3 +39,21 @@ def test_build_args_reach_the_script_and_a_change_rebuilds(
     envs._build(replace(impl, build_args=("other",)))
     assert len(builds) == 2
     assert builds[-1][-1] == "other"
+
+
+def test_no_deps_packages_install_after_the_pins_and_a_change_rebuilds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # PaddleNLP's one module is loaded by path: its wheel without paddle & co.
+    monkeypatch.setenv("STSPEC_MATRIX_DIR", str(tmp_path / "envs"))
+    calls: list[list[str]] = []
+    monkeypatch.setattr(envs, "_check", lambda argv, **_: calls.append(argv))
+    envs._venv("nodeps", ("numpy==2.4.6",), no_deps=("paddlenlp==2.8.1",))
+    pips = [argv for argv in calls if "pip" in argv]
+    assert pips[0][-1] == "numpy==2.4.6"
+    assert "--no-deps" not in pips[0]
+    assert pips[1][-2:] == ["--no-deps", "paddlenlp==2.8.1"]
+    envs._venv("nodeps", ("numpy==2.4.6",), no_deps=("paddlenlp==2.8.1",))
+    assert len(calls) == 3  # venv + 2 pip calls; the stamp matched the second time
+    envs._venv("nodeps", ("numpy==2.4.6",), no_deps=("paddlenlp==2.8.0",))
+    assert calls[-1][-1] == "paddlenlp==2.8.0"

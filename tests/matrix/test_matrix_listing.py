@@ -1,0 +1,65 @@
+"""matrix/wrappers/_listing.py: a scanner's acceptance listed, never a crash."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+WRAPPERS = REPO / "matrix" / "wrappers"
+
+# a scanner that accepts every file, as a header-only wrapper lists it
+ACCEPTING = """
+from _listing import listing
+CAPABILITIES = {"header_only": True}
+def load(path):
+    return listing(path)
+"""
+
+
+def _file(tmp_path: Path, header: bytes) -> Path:
+    path = tmp_path / f"{len(list(tmp_path.iterdir()))}.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header)
+    return path
+
+
+@pytest.mark.parametrize(
+    "header",
+    [b"[]", b'{"a": null}', b'{"a": {"dtype": "F32"', b"\xff\xfe"],
+    ids=["array", "null-entry", "cut", "not-utf8"],
+)
+def test_an_accepted_header_that_lists_no_tensors_is_invalid_output(
+    header: bytes, tmp_path: Path
+) -> None:
+    wrapper = tmp_path / "accepting.py"
+    wrapper.write_text(ACCEPTING)
+    files = tmp_path / "files"
+    files.mkdir()
+    path = _file(files, header)
+    done = subprocess.run(
+        [sys.executable, str(WRAPPERS / "_probe.py"), str(wrapper), str(path)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(WRAPPERS)},
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(done.stdout)["result"] == "invalid-output"
+
+
+def test_an_accepted_valid_header_is_listed(tmp_path: Path) -> None:
+    sys.path.insert(0, str(WRAPPERS))
+    try:
+        from _listing import listing  # noqa: PLC0415, PLC2701 - a wrapper helper
+    finally:
+        sys.path.remove(str(WRAPPERS))
+    header = {
+        "__metadata__": {"k": "v"},
+        "t": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]},
+    }
+    path = _file(tmp_path, json.dumps(header).encode())
+    assert listing(str(path)) == ({"t": ("U8", [2])}, {"k": "v"})

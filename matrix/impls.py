@@ -268,6 +268,46 @@ IMPLS: Final = (
         note="safe_open(framework='numpy') validates, deserialize gives the "
         "bytes; reader only",
     ),
+    Impl(
+        "modelaudit",
+        "ModelAudit 0.2.54 SafeTensorsScanner",
+        "Python",
+        "python",
+        "modelaudit_st.py",
+        pip=("modelaudit==0.2.54", NUMPY),
+        env={"PROMPTFOO_DISABLE_TELEMETRY": "1", "NO_ANALYTICS": "1"},
+        note="header-only scanner: SafeTensorsScanner().scan; an inconclusive "
+        "scan or a WARNING/CRITICAL issue is a rejection",
+    ),
+    Impl(
+        "stsw",
+        "stsw 1.0.0",
+        "Python",
+        "python",
+        "stsw_st.py",
+        pip=("stsw==1.0.0", NUMPY),
+        note="StreamReader (mmap) + get_slice; writer via StreamWriter",
+    ),
+    Impl(
+        "model-fingerprint",
+        "model-fingerprint 0.1.1",
+        "Python",
+        "python",
+        "mfp_st.py",
+        pip=("model-fingerprint==0.1.1",),
+        note="parse_safetensors, then the byte range it fingerprints",
+    ),
+    Impl(
+        "paddlenlp",
+        "PaddleNLP 2.8.1 fast_safe_open",
+        "Python",
+        "python",
+        "paddle_st.py",
+        pip=(NUMPY,),
+        pip_no_deps=("paddlenlp==2.8.1",),
+        note="paddlenlp/utils/safetensors.py loaded by path (without paddle): "
+        "fast_safe_open + get_tensor",
+    ),
 )
 
 

@@ -289,6 +289,16 @@ IMPLS: Final = (
         note="StreamReader (mmap) + get_slice; writer via StreamWriter",
     ),
     Impl(
+        "hayward",
+        "hayward 1.4.1",
+        "Python",
+        "python",
+        "hayward_st.py",
+        pip=("hayward==1.4.1",),
+        note="header-only scanner: ModelFileScanner().scan_file; a HIGH or "
+        "CRITICAL finding is a rejection",
+    ),
+    Impl(
         "model-fingerprint",
         "model-fingerprint 0.1.1",
         "Python",

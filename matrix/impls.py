@@ -299,6 +299,15 @@ IMPLS: Final = (
         "CRITICAL finding is a rejection",
     ),
     Impl(
+        "sft-cli",
+        "sft-cli 0.2.2 (sft check)",
+        "Python",
+        "python",
+        "sft_st.py",
+        pip=("sft-cli==0.2.2", NUMPY),
+        note="header-only: the check behind `sft check --skip-values`",
+    ),
+    Impl(
         "model-fingerprint",
         "model-fingerprint 0.1.1",
         "Python",

@@ -20,7 +20,7 @@ DTYPES: Final = (
 )  # fmt: skip
 # the 18 a table without the F6 and FNUZ F8 types reads (torch's, onnx_ir's)
 DTYPES_BUT_F6_FNUZ: Final = tuple(
-    d for d in DTYPES if not d.startswith("F6") and not d.endswith("FNUZ")
+    d for d in DTYPES if not d.startswith("F6_") and not d.endswith("FNUZ")
 )
 
 # name -> (dtype, shape, bytes), or (dtype, shape) from a header-only validator

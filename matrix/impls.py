@@ -289,6 +289,16 @@ IMPLS: Final = (
         note="StreamReader (mmap) + get_slice; writer via StreamWriter",
     ),
     Impl(
+        "reminis",
+        "reminis 0.34.0",
+        "Python",
+        "python",
+        "reminis_st.py",
+        pip=("reminis==0.34.0", NUMPY),
+        note="safetensors_to_sqlite into a temporary database, tensors read "
+        "back; writer via sqlite_to_safetensors",
+    ),
+    Impl(
         "hayward",
         "hayward 1.4.1",
         "Python",

@@ -11,6 +11,7 @@ of the library.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from _spec import Tensors, header_of
@@ -22,9 +23,15 @@ _UNDESCRIBED: Any = (None, None)
 
 def listing(path: str) -> tuple[Tensors, Any]:
     """Names, dtypes, shapes and ``__metadata__`` of an accepted file."""
+    with open(path, "rb") as file:
+        prefix = file.read(8)
+    # never allocate from a claimed N: a scanner may accept what it parsed
+    # as another format (grit takes a file starting with GGUF as GGUF)
+    if len(prefix) < 8 or 8 + int.from_bytes(prefix, "little") > os.path.getsize(path):
+        return {"": _UNDESCRIBED}, None
     try:
         header: object = header_of(path)
-    except (ValueError, OSError):  # not JSON, not UTF-8, shorter than N
+    except (ValueError, OSError):  # not JSON, not UTF-8
         return {"": _UNDESCRIBED}, None
     if not isinstance(header, dict):
         return {"": _UNDESCRIBED}, None

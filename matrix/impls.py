@@ -299,6 +299,16 @@ IMPLS: Final = (
         "back; writer via sqlite_to_safetensors",
     ),
     Impl(
+        "instanttensor",
+        "instanttensor 0.2.2 (header parser)",
+        "Python",
+        "python",
+        "instanttensor_st.py",
+        pip=("instanttensor==0.2.2", NUMPY),
+        layer="torch",
+        note="header-only: read_safetensors_metadata (its loader needs CUDA)",
+    ),
+    Impl(
         "hayward",
         "hayward 1.4.1",
         "Python",

@@ -8,7 +8,8 @@ merged into an audit result and ``determine_exit_code`` applied, as
 ``modelaudit scan`` does; 1 (a WARNING or CRITICAL finding) and 2 (an
 inconclusive scan, its answer to a malformed file) are rejections.  Telemetry
 is off (``PROMPTFOO_DISABLE_TELEMETRY``).  Header-only: a clean file is
-listed with ``_listing``.
+listed with ``_listing``.  Its default header cap (16 MiB) is declared as an
+implementation limit.
 """
 
 from __future__ import annotations
@@ -20,11 +21,14 @@ from _listing import listing
 from _spec import Tensors
 from modelaudit.core_results import determine_exit_code, merge_scan_result
 from modelaudit.models import create_initial_audit_result
-from modelaudit.scanners.safetensors_scanner import SafeTensorsScanner
+from modelaudit.scanners.safetensors_scanner import MAX_HEADER_BYTES, SafeTensorsScanner
 
 NAME: Final = "ModelAudit SafeTensorsScanner"
 VERSION: Final = version("modelaudit")
-CAPABILITIES: Final = {"header_only": True}
+# its default cap on N (16 MiB, max_safetensors_header_bytes), an
+# implementation limit as SPEC 1.6 allows: valid files beyond it are not
+# applicable, invalid ones must still be rejected
+CAPABILITIES: Final = {"header_only": True, "max_header_size": MAX_HEADER_BYTES}
 
 
 class Rejected(Exception):  # noqa: N818 - it is the verdict, not an error

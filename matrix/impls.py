@@ -280,6 +280,17 @@ IMPLS: Final = (
         "scan or a WARNING/CRITICAL issue is a rejection",
     ),
     Impl(
+        "runai-model-streamer",
+        "runai-model-streamer 0.17.0 (vLLM's streaming loader)",
+        "Python (C++ byte path)",
+        "python",
+        "runai_st.py",
+        pip=("runai-model-streamer==0.17.0", NUMPY),
+        layer="torch",
+        note="SafetensorsStreamer.stream_file + get_tensors on the CPU; it reads "
+        "no __metadata__ (declared)",
+    ),
+    Impl(
         "stsw",
         "stsw 1.0.0",
         "Python",

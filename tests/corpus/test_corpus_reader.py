@@ -18,6 +18,8 @@ from stspec_corpus._recipes import run
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 FILE_CASES = [case for case in stspec_corpus.all_cases() if case.data is not None]
 RECIPE_CASES = [case for case in stspec_corpus.all_cases() if case.recipe is not None]
+# the densest header has its own, cheaper content check in test_dense_header
+DENSE = "y_layout_dense_header_at_limit"
 
 
 @pytest.mark.parametrize("case", FILE_CASES, ids=lambda case: case.id)
@@ -25,7 +27,9 @@ def test_file_case_agrees_with_reference(case: Case) -> None:
     assert _lint.lint_case(case, CORPUS / "files" / f"{case.id}.safetensors") == []
 
 
-@pytest.mark.parametrize("case", RECIPE_CASES, ids=lambda case: case.id)
+@pytest.mark.parametrize(
+    "case", [c for c in RECIPE_CASES if c.id != DENSE], ids=lambda case: case.id
+)
 def test_recipe_case_materialises_and_agrees(case: Case, tmp_path: Path) -> None:
     path = stspec_corpus.materialise(case.id, tmp_path)
     assert path == tmp_path / f"{case.id}.safetensors"

@@ -1,12 +1,12 @@
 """What changed since the previous published run of the matrix, and why.
 
 ``matrix/notes.toml`` holds, per implementation, a fingerprint of the
-previous published run's outcomes (``[previous.NAME]``: a SHA-256 over the
-``id outcome/pass|fail`` lines of the ids both runs have) and one
-``[[change]]`` per case or test whose outcome differs now, with the rule and
-the reason.  Ids the previous run did not have (cases and tests added to the
-corpus or the suite since) are listed under ``new`` and are new, not changed;
-ids the suite no longer has are left out of the fingerprint.  Undoing every
+previous published run's outcomes (``[previous.NAME]``: a SHA-256 over its
+``id outcome/pass|fail`` lines) and one ``[[change]]`` per case or test whose
+outcome differs now, with the rule and the reason; a case or test the run no
+longer has is ``not run`` now.  Ids the previous run did not have (cases and
+tests added to the corpus or the suite since) are listed under ``new`` and are
+new, not changed.  Undoing every
 change on today's ``results/NAME.json`` must give back the fingerprint, so a
 changed outcome without a note (or a note that says something else than the
 run) is found without keeping the old run a second time: it is in git history.
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DATA",
+    "NOT_RUN",
     "Change",
     "Notes",
     "fingerprint",
@@ -45,6 +46,8 @@ __all__ = [
 ]
 
 DATA: Final = envs.REPO / "matrix" / "notes.toml"
+# the outcome of a case or test a run does not have
+NOT_RUN: Final = "not run"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +56,7 @@ class Change:
 
     impl: str
     id: str  # a corpus case id or a suite test name
-    before: str  # outcome/pass or outcome/fail
+    before: str  # outcome/pass or outcome/fail, or NOT_RUN
     after: str
     rule: str
     why: str
@@ -119,7 +122,7 @@ def _undo(
     for change in notes.changes:
         if change.impl != name:
             continue
-        now = got.get(change.id, "no outcome")
+        now = got.get(change.id, NOT_RUN)
         if now != change.after:
             errors.append(
                 f"{name}: the note on {change.id} says it is now {change.after}, "
@@ -169,7 +172,8 @@ def _intro(notes: Notes, names: Iterable[str], shown: list[Change]) -> str:
         "run of the same implementation, with the rule and the reason "
         "(`matrix/notes.toml`; tests/matrix/test_matrix_notes.py holds it to "
         "`results/*.json`). An outcome is the outcome class and whether the "
-        "suite counted it a pass. The cases and tests added to the corpus and "
+        "suite counted it a pass (not run: the run no longer has that case or "
+        "test). The cases and tests added to the corpus and "
         f"the suite since then ({len(notes.shared_new)}) are new, not changed. "
         f"Compared: {', '.join(compared) or 'none'}."
     )
@@ -218,14 +222,12 @@ def html_section(notes: Notes, names: Iterable[str]) -> list[str]:
 
 def _diff(old: dict[str, str], new: dict[str, str]) -> list[str]:
     lines = [
-        f"changed {key}: {old[key]} -> {new[key]}"
-        for key in sorted(old.keys() & new.keys())
-        if old[key] != new[key]
+        f"changed {key}: {old[key]} -> {new.get(key, NOT_RUN)}"
+        for key in sorted(old)
+        if old[key] != new.get(key, NOT_RUN)
     ]
     added = sorted(new.keys() - old.keys())
-    gone = sorted(old.keys() - new.keys())
     lines.append(f"new ({len(added)}): {' '.join(added)}")
-    lines.append(f"no longer in the suite ({len(gone)}): {' '.join(gone)}")
     return lines
 
 
@@ -239,8 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     before, after = outcomes(old), outcomes(new)
     print("\n".join(_diff(before, after)))
     name = old["implementation"]["name"]
-    shared = {key: before[key] for key in before.keys() & after.keys()}
-    print(f'[previous."{name}"]\noutcomes = "{fingerprint(shared)}"')
+    print(f'[previous."{name}"]\noutcomes = "{fingerprint(before)}"')
     added = after.keys() - before.keys()
     if not DATA.exists() or added != load().shared_new:
         print(f"new = {json.dumps(sorted(added))}")

@@ -77,6 +77,21 @@ def test_a_case_not_listed_as_new_is_a_change(tmp_path: Path) -> None:
     assert len(notes.problems(explained, [_run("x", NEW)])) == 1
 
 
+def test_a_case_no_longer_run_needs_a_note(tmp_path: Path) -> None:
+    old = {**OLD, "y_dense": ("hung", False)}
+    path = tmp_path / "notes.toml"
+    fingerprint = notes.fingerprint(notes.outcomes(_run("x", old)))
+    path.write_text(
+        f'new = ["n_added"]\n[previous."x"]\noutcomes = "{fingerprint}"\n'
+        + NOTE % "accepted/fail",
+        encoding="utf-8",
+    )
+    assert len(notes.problems(notes.load(path), [_run("x", NEW)])) == 1
+    gone = NOTE.replace("n_bomb", "y_dense").replace("rejected/pass", "hung/fail")
+    path.write_text(path.read_text() + gone % notes.NOT_RUN, encoding="utf-8")
+    assert notes.problems(notes.load(path), [_run("x", NEW)]) == []
+
+
 def test_a_note_that_says_another_outcome_is_found(tmp_path: Path) -> None:
     wrong = _notes(tmp_path, NOTE % "crashed/fail")
     found = notes.problems(wrong, [_run("x", NEW)])

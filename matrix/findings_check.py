@@ -24,15 +24,21 @@ from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 from matrix.findings import DATA, Finding, findings_of
+from matrix.impls import IMPLS
 from matrix.render import load_results
 from stspec_corpus import materialise
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
-__all__ = ["check", "main"]
+__all__ = ["check", "main", "memory_limit"]
 
 _MEMORY: Final = 1 << 30  # address space for a reproducer of an allocation
+# importing torch maps about 3.1 GiB of address space: a reproducer on the
+# torch layer gets 5 GiB, room for torch but not for the 4 GiB (2^32) the
+# smallest claimed sizes ask for on top of it
+_MEMORY_TORCH: Final = 5 << 30
 _TIMEOUT_S: Final = 120
 
 
@@ -51,8 +57,18 @@ def _command(name: str, script: Path, file: Path) -> tuple[list[str], dict[str, 
     return [str(envs.python_of(name)), str(script), str(file)], env
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (_MEMORY, _MEMORY))
+def memory_limit(name: str) -> int:
+    """The address space a reproducer of an allocation runs in."""
+    known = {impl.name: impl for impl in IMPLS}
+    impl = known.get(name)
+    return _MEMORY_TORCH if impl is not None and impl.layer == "torch" else _MEMORY
+
+
+def _limiter(limit: int) -> Callable[[], None]:
+    def limit_memory() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    return limit_memory
 
 
 def _verdict(
@@ -105,7 +121,7 @@ def check(names: list[str]) -> int:
                     env=env,
                     timeout=_TIMEOUT_S,
                     check=False,
-                    preexec_fn=_limit_memory
+                    preexec_fn=_limiter(memory_limit(name))
                     if finding.kind.key == "resource"
                     else None,
                 )

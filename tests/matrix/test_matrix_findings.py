@@ -148,3 +148,11 @@ def test_reproducer_verdict(
     run = subprocess.CompletedProcess(["x"], code, out, err)
     got = findings_check._verdict(finding, {"detail": detail}, run)
     assert got[0] is reproduces
+
+
+def test_a_torch_reproducer_gets_room_for_torch_but_not_for_the_claim() -> None:
+    # importing torch maps ~3.1 GiB: under 1 GiB the import itself failed,
+    # so an allocation finding of a torch-layer row could never reproduce
+    assert findings_check.memory_limit("stsw") == 1 << 30
+    room = findings_check.memory_limit("runai-model-streamer") - int(3.2 * (1 << 30))
+    assert 0 < room < 4 << 30  # n_prefix_n_2pow32 asks for 4 GiB more

@@ -310,6 +310,19 @@ IMPLS: Final = (
         "back; writer via sqlite_to_safetensors",
     ),
     Impl(
+        "unifiedefficientloader",
+        "unifiedefficientloader 0.5.4 (low_memory)",
+        "Python",
+        "python",
+        "uel_st.py",
+        # its constructor requires HF safetensors in every mode (an undeclared
+        # dependency), though low_memory never calls it
+        pip=("unifiedefficientloader==0.5.4", "safetensors==0.8.0", NUMPY),
+        layer="torch",
+        note="UnifiedSafetensorsLoader(low_memory=True), its own header "
+        "parser (the default mode is HF safe_open)",
+    ),
+    Impl(
         "instanttensor",
         "instanttensor 0.2.2 (header parser)",
         "Python",

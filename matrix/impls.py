@@ -343,6 +343,16 @@ IMPLS: Final = (
         "CRITICAL finding is a rejection",
     ),
     Impl(
+        "grit-datatype",
+        "grit-datatype 1.1.0",
+        "Python",
+        "python",
+        "grit_st.py",
+        pip=("grit-datatype==1.1.0",),
+        note="header-only scanner: grit.scan.scan_paths; a failing grade is a "
+        "rejection",
+    ),
+    Impl(
         "sft-cli",
         "sft-cli 0.2.2 (sft check)",
         "Python",

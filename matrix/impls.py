@@ -310,6 +310,16 @@ IMPLS: Final = (
         "back; writer via sqlite_to_safetensors",
     ),
     Impl(
+        "onnx-safetensors",
+        "onnx-safetensors 1.6.0 (_read_safetensors)",
+        "Python",
+        "python",
+        "onnxst.py",
+        pip=("onnx-safetensors==1.6.0", NUMPY),
+        note="the private _read_safetensors that load_file and "
+        "replace_tensors share (the public API patches ONNX models)",
+    ),
+    Impl(
         "unifiedefficientloader",
         "unifiedefficientloader 0.5.4 (low_memory)",
         "Python",

@@ -6,7 +6,10 @@ and renders ``results/``.  ``probe`` repeats only the probe, into the
 existing ``results/NAME.json``.  ``findings`` writes ``results/findings/``,
 reports ready for upstream trackers (``render`` and ``all`` write them too).
 ``--only`` restricts setup, runs and probes to the named implementations;
-``render`` and ``findings`` always use every JSON file in ``results/``.
+``--changed`` keeps of those only the implementations whose pins, wrapper,
+build script, corpus or suite changed since their ``results/NAME.json`` was
+written (``matrix.inputs``).  ``render`` and ``findings`` always use every
+JSON file in ``results/``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import os
 import sys
 from pathlib import Path
 
-from matrix import envs, findings, render, runner
+from matrix import envs, findings, inputs, render, runner
 from matrix.impls import IMPLS, Impl, by_name
 
 ACTIONS = ("setup", "run", "probe", "render", "findings", "all")
@@ -45,6 +48,12 @@ def _parser() -> argparse.ArgumentParser:
         dest="select",
         metavar="EXPR",
         help="only the suite tests matching this pytest -k expression (a partial run)",
+    )
+    parser.add_argument(
+        "--changed",
+        action="store_true",
+        help="only the implementations whose inputs changed since their "
+        "results/NAME.json was written (pins, wrapper, build script, corpus, suite)",
     )
     parser.add_argument(
         "--keep-going",
@@ -82,6 +91,17 @@ def _act(args: argparse.Namespace, ready: list[Impl]) -> None:
         findings.write_dir(args.results)
 
 
+def _changed(chosen: list[Impl], results: Path) -> list[Impl]:
+    kept = []
+    for impl in chosen:
+        reasons = inputs.changed(impl, results)
+        said = "; ".join(reasons) if reasons else "unchanged, not rerun"
+        print(f"[matrix] {impl.name}: {said}", file=sys.stderr)
+        if reasons:
+            kept.append(impl)
+    return kept
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and do what it says; the exit status."""
     parser = _parser()
@@ -90,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [by_name(n) for n in args.only] if args.only else list(IMPLS)
     except ValueError as exc:
         parser.error(str(exc))
+    if args.changed:
+        chosen = _changed(chosen, args.results)
     # Installs, builds and runs share the machine with other work.
     if os.nice(0) < 10:
         os.nice(10 - os.nice(0))

@@ -19,7 +19,7 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any, Final
 
-from matrix import envs, probe
+from matrix import envs, inputs, probe
 from stspec_conformance._outcomes import OUTCOMES
 
 if TYPE_CHECKING:
@@ -334,6 +334,7 @@ def run(
     ``-k`` expression restricting the tests (the result is then partial).
     """
     print(f"[matrix] running {impl.name}", file=sys.stderr, flush=True)
+    ran_from = inputs.inputs(impl)  # before the run: what it ran against
     folder = envs.env_dir(impl.name)
     folder.mkdir(parents=True, exist_ok=True)
     raw = folder / "report.json"
@@ -356,6 +357,7 @@ def run(
             "described": describe(impl, python),
         },
         "environment": _environment(impl, python),
+        "inputs": ran_from,
         "suite": {
             "version": report.get("suite_version"),
             "commit": _suite_commit(),

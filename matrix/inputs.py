@@ -1,0 +1,118 @@
+"""What an implementation's results were computed from, as digests.
+
+``results/NAME.json`` records ``inputs(impl)``; ``python -m matrix --changed``
+reruns an implementation only when a digest differs from the recorded one
+(``changed``), so a change to one wrapper reruns one row, a change to the
+corpus or the suite reruns all of them.  Each digest is the sha256 of file
+contents (not of git objects), so an uncommitted edit counts too:
+
+``impl``     the row in ``matrix/impls.py`` (pins, its layer's and the
+             suite's pins, build arguments, limits, environment, options)
+``wrapper``  the wrapper (a file, or every file of its folder), the probe's
+             wrapper, and the helpers every wrapper shares (``wrappers/_*``)
+``build``    the build script under ``matrix/build/``
+``suite``    the conformance suite, the corpus and the reference it builds
+             expectations with (``conformance/``, ``corpus/``, ``reference/``)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+from matrix import envs
+from matrix.impls import LAYERS, SUITE_PINS
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from pathlib import Path
+
+    from matrix.impls import Impl
+
+__all__ = ["SUITE_DIRS", "changed", "inputs"]
+
+SUITE_DIRS: Final = ("conformance", "corpus", "reference")
+_WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
+_SKIPPED: Final = {"__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache"}
+
+
+def _files(path: Path) -> list[Path]:
+    if path.is_file():
+        return [path]
+    if not path.is_dir():
+        return []
+    return sorted(
+        p
+        for p in path.rglob("*")
+        if p.is_file()
+        and p.suffix != ".pyc"
+        and not _SKIPPED.intersection(p.relative_to(path).parts)
+    )
+
+
+def _digest(paths: Iterable[Path]) -> str:
+    digest = hashlib.sha256()
+    for path in paths:
+        for file in _files(path):
+            shown = (
+                file.relative_to(envs.REPO) if file.is_relative_to(envs.REPO) else file
+            )
+            name = shown.as_posix().encode("utf-8")
+            content = file.read_bytes()
+            digest.update(b"%d:%s%d:" % (len(name), name, len(content)))
+            digest.update(content)
+    return digest.hexdigest()
+
+
+def _impl_digest(impl: Impl) -> str:
+    # note and title change no result; everything else may
+    fields = dataclasses.asdict(impl)
+    for cosmetic in ("note", "title", "language"):
+        fields.pop(cosmetic)
+    fields["suite_pins"] = SUITE_PINS
+    fields["layer_pins"] = LAYERS.get(impl.layer or "", ())
+    text = json.dumps(fields, sort_keys=True, default=list)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _wrapper_paths(impl: Impl) -> list[Path]:
+    paths = sorted(p for p in _WRAPPERS.iterdir() if p.name.startswith("_"))
+    for name in (impl.wrapper, impl.probe):
+        if name and not name.startswith("builtin:"):
+            paths.append(_WRAPPERS / name)
+    return paths
+
+
+def inputs(impl: Impl) -> dict[str, str]:
+    """The digests of what a run of ``impl`` depends on."""
+    build = [envs.REPO / "matrix" / "build" / impl.build] if impl.build else []
+    return {
+        "impl": _impl_digest(impl),
+        "wrapper": _digest(_wrapper_paths(impl)),
+        "build": _digest(build),
+        "suite": _digest(envs.REPO / name for name in SUITE_DIRS),
+    }
+
+
+def changed(impl: Impl, results: Path) -> list[str]:
+    """Why ``impl`` must run again (empty: its results are current).
+
+    The reasons name the inputs whose digest differs from the one recorded in
+    ``results/NAME.json``, or say that there is no complete recorded run.
+    """
+    path = results / f"{impl.name}.json"
+    try:
+        recorded: Any = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ["no results"]
+    if "setup_error" in recorded:
+        return ["its set-up failed"]
+    if not recorded.get("run", {}).get("complete"):
+        return ["its last run is incomplete"]
+    before = recorded.get("inputs")
+    if not isinstance(before, dict):
+        return ["no inputs recorded"]
+    now = inputs(impl)
+    return [f"{key} changed" for key in now if before.get(key) != now[key]]

@@ -58,6 +58,32 @@ class Impl:
 
 LAYERS: Final = {"torch": ("torch==2.13.0", NUMPY)}
 
+
+def _hf_crate(version: str, why: str) -> Impl:
+    """The HF crate at ``version`` from crates.io, through our CLI (stcli)."""
+    return Impl(
+        f"hf-rust-{version}",
+        f"safetensors crate {version} (HF, Rust CLI)",
+        "Rust",
+        "cmd",
+        "stcli",
+        build="rust_crate.sh",
+        build_args=(version,),
+        note="SafeTensors::deserialize over a memmap2 map, as the crate's README "
+        f"does; from crates.io, pinned by stcli/{version}.lock; {why}",
+    )
+
+
+# The versions other software pins, and the latest patch of each later minor.
+_HF_CRATES: Final = (
+    _hf_crate("0.8.0", "the latest release"),
+    _hf_crate("0.3.3", "the version tensortracker ships"),
+    _hf_crate("0.4.5", "the version candle 0.8 uses"),
+    _hf_crate("0.5.3", "the last 0.5 release"),
+    _hf_crate("0.6.2", "the last 0.6 release"),
+    _hf_crate("0.7.0", "the last 0.7 release"),
+)
+
 IMPLS: Final = (
     Impl(
         "reference",
@@ -89,24 +115,7 @@ IMPLS: Final = (
         pip=("safetensors==0.4.5", NUMPY),
         note="safe_open validates; bytes from deserialize (mmap slices above 256 MiB)",
     ),
-    Impl(
-        "hf-rust-0.8.0",
-        "safetensors crate 0.8.0 (HF, Rust CLI)",
-        "Rust",
-        "cmd",
-        "stcli",
-        apt=(
-            "cargo-web",
-            "rustc-web",
-            "librust-serde-dev",
-            "librust-serde-json-dev",
-            "librust-sha2-dev",
-            "librust-memmap2-dev",
-            "librust-tempfile-dev",
-        ),
-        build="rust_crate.sh",
-        note="SafeTensors::deserialize over a memmap2 map, as the crate's README does",
-    ),
+    *_HF_CRATES,
     Impl(
         "pure-safetensors",
         "pure-safetensors 0.3.2",
@@ -430,6 +439,13 @@ UNAVAILABLE: Final = (
         "swift-safetensors, zml (Zig)",
         "R, Elixir, Julia, Swift, Zig",
         "their registries (CRAN, Hex, Julia General, SwiftPM) are not reached here",
+    ),
+    Unavailable(
+        "github.com/maruel/safetensors",
+        "Go",
+        "the Go module proxy refuses it: every request (@v/list, any version) "
+        "answers 403 'This module version is not available.', and github.com "
+        "itself is not reached (GOPROXY=direct: could not resolve host)",
     ),
     Unavailable(
         "ollama convert (parseSafetensors)",

@@ -7,7 +7,8 @@
 //
 // Exit 0 = accepted/written, 1 = rejected/refused (with the JSON answer),
 // anything else (a panic is 101) is a crash.  The crate version comes from the
-// build script (STCLI_CRATE_VERSION).
+// build script (STCLI_CRATE_VERSION); the dtypes it declares are those the
+// crate's own `Dtype` deserialises, so each version declares its own.
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde_json::{json, Map, Value};
@@ -15,6 +16,21 @@ use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::io::Read;
 use std::process::exit;
+
+// SPEC's dtype names; a crate version reads and writes those its Dtype knows.
+const SPEC_DTYPES: [&str; 22] = [
+    "BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0",
+    "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I16", "U16", "F16", "BF16", "I32", "U32", "F32", "C64",
+    "F64", "I64", "U64",
+];
+
+fn known_dtypes() -> Vec<&'static str> {
+    SPEC_DTYPES
+        .iter()
+        .copied()
+        .filter(|name| serde_json::from_value::<Dtype>(json!(name)).is_ok())
+        .collect()
+}
 
 const WINDOW: usize = 1 << 20;
 const WINDOWED_ABOVE: usize = 256 << 20;
@@ -148,6 +164,10 @@ fn write(out: &str) -> ! {
             Err(e) => refuse(format!("{}: {:?}", name, e)),
         }
     }
+    // The one API difference across the versions built (rust_crate.sh):
+    // before 0.6 the metadata is passed by reference.
+    #[cfg(feature = "metadata_by_ref")]
+    let metadata = &metadata;
     match safetensors::serialize_to_file(views, metadata, std::path::Path::new(out)) {
         Ok(()) => answer(json!({"result": "written"}), 0),
         Err(e) => refuse(format!("{:?}", e)),
@@ -166,7 +186,12 @@ fn main() {
                 "protocol": 2,
                 "name": "safetensors (Rust crate)",
                 "version": env!("STCLI_CRATE_VERSION"),
-                "capabilities": {"write": true, "canonical": true},
+                "capabilities": {
+                    "write": true,
+                    "canonical": true,
+                    "read_dtypes": known_dtypes(),
+                    "write_dtypes": known_dtypes(),
+                },
             }),
             0,
         ),

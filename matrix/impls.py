@@ -227,6 +227,16 @@ IMPLS: Final = (
         note="new SafeTensor(buffer)",
     ),
     Impl(
+        "jax-js-loaders",
+        "@jax-js/loaders 0.1.1 safetensors.parse",
+        "JavaScript",
+        "cmd",
+        "jax_loaders.mjs",
+        npm=("@jax-js/loaders@0.1.1",),
+        note="safetensors.parse(bytes) from its ES module; 12 dtypes, F16 "
+        "through Float16Array, which Node 20 lacks: there it declares no F16",
+    ),
+    Impl(
         "go-nlpodyssey",
         "github.com/nlpodyssey/safetensors (Go, 2025-02-09)",
         "Go",

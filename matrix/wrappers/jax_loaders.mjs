@@ -1,0 +1,41 @@
+// @jax-js/loaders `safetensors.parse(bytes)`: JSON.parse of the header, then
+// a typed-array view per tensor over the file's buffer (no other checks).
+// Its own refusals are plain `Error`s; a RangeError is the typed-array
+// constructor refusing an offset past the buffer or an unaligned one, which
+// stops the load as a refusal would.  A TypeError (it dereferences what is not
+// there) is a crash.  F16 views are Float16Array, which Node 20 does not have:
+// where it is missing the wrapper declares no F16, and the ReferenceError an
+// F16 tensor raises is that undeclared dtype's refusal.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { digest, serve } from "./_protocol.mjs";
+
+// Its ES module entry, as its users import it (the CommonJS one does not load
+// on Node 20: it requires a path its dependency does not export).
+const pkg = join(resolve(process.env.STSPEC_MATRIX_ENV ?? "."), "node_modules", "@jax-js", "loaders");
+const { version, exports } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+const { safetensors } = await import(pathToFileURL(join(pkg, exports["."].import)).href);
+
+// The dtypes its parse() knows (its DType type); F16 only with Float16Array.
+const HAS_F16 = typeof globalThis.Float16Array === "function";
+const DTYPES = ["BOOL", "U8", "I8", "I16", "U16", ...(HAS_F16 ? ["F16"] : []), "I32", "U32", "F32", "F64", "I64", "U64"];
+
+function read(path) {
+  // A fresh buffer, as a fetch's arrayBuffer() gives: alignment is the file's.
+  const file = safetensors.parse(new Uint8Array(readFileSync(path)));
+  const tensors = {};
+  for (const [name, { dtype, shape, data }] of Object.entries(file.tensors)) {
+    tensors[name] = { dtype, shape, ...digest(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) };
+  }
+  return { metadata: file.metadata ?? null, tensors };
+}
+
+const missingF16 = (error) =>
+  !HAS_F16 && error instanceof ReferenceError && /Float16Array/.test(error.message);
+
+serve(
+  { protocol: 2, name: "@jax-js/loaders safetensors.parse", version, capabilities: { read_dtypes: DTYPES } },
+  read,
+  (error) => error?.constructor === Error || error instanceof RangeError || missingF16(error),
+);

@@ -130,7 +130,10 @@ def _undo(
             )
         if change.before == change.after:
             errors.append(f"{name}: the note on {change.id} changes nothing")
-        before[change.id] = change.before
+        if change.before == NOT_RUN:  # the previous run did not reach it
+            before.pop(change.id, None)
+        else:
+            before[change.id] = change.before
     return before, errors
 
 
@@ -172,7 +175,7 @@ def _intro(notes: Notes, names: Iterable[str], shown: list[Change]) -> str:
         "run of the same implementation, with the rule and the reason "
         "(`matrix/notes.toml`; tests/matrix/test_matrix_notes.py holds it to "
         "`results/*.json`). An outcome is the outcome class and whether the "
-        "suite counted it a pass (not run: the run no longer has that case or "
+        "suite counted it a pass (not run: that run has no outcome for the case or "
         "test). The cases and tests added to the corpus and "
         f"the suite since then ({len(notes.shared_new)}) are new, not changed. "
         f"Compared: {', '.join(compared) or 'none'}."

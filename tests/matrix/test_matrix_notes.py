@@ -92,6 +92,15 @@ def test_a_case_no_longer_run_needs_a_note(tmp_path: Path) -> None:
     assert notes.problems(notes.load(path), [_run("x", NEW)]) == []
 
 
+def test_a_case_the_previous_run_did_not_reach_is_a_change(tmp_path: Path) -> None:
+    explained = _notes(tmp_path, NOTE % "accepted/fail", new="[]")
+    reached = NOTE.replace("n_bomb", "n_added").replace("rejected/pass", "not run")
+    path = tmp_path / "notes.toml"
+    path.write_text(path.read_text() + reached % "rejected/pass", encoding="utf-8")
+    assert notes.problems(explained, [_run("x", NEW)]) != []
+    assert notes.problems(notes.load(path), [_run("x", NEW)]) == []
+
+
 def test_a_note_that_says_another_outcome_is_found(tmp_path: Path) -> None:
     wrong = _notes(tmp_path, NOTE % "crashed/fail")
     found = notes.problems(wrong, [_run("x", NEW)])

@@ -210,12 +210,14 @@ IMPLS: Final = (
     ),
     Impl(
         "hf-hub-js",
-        "@huggingface/hub 2.17.5 parseSafetensorsMetadata",
+        "@huggingface/hub 2.17.5 parseSafetensorsMetadata (HTTP)",
         "JavaScript",
         "cmd",
         "hub.mjs",
         npm=("@huggingface/hub@2.17.5",),
-        note="header-only; a local fetch answers its Range requests",
+        note="header-only: Node's fetch and the library's Range requests (0-0 "
+        "for the size, then slices) answered by the real HTTP server on "
+        "127.0.0.1 that hf-hub-py-http uses (_range_server.py)",
     ),
     Impl(
         "npm-safetensors",

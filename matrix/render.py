@@ -17,6 +17,7 @@ from matrix.badges import write_badges
 from matrix.impls import IMPLS, UNAVAILABLE
 from matrix.probe import DIFFERENCES, difference, differs, stated
 from matrix.scores import Score, score
+from stspec_conformance.opt_in import OPT_IN_CASES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -28,6 +29,7 @@ __all__ = [
     "differentials",
     "dump_bytes",
     "load_results",
+    "ran",
     "render_dir",
     "scores",
 ]
@@ -134,6 +136,18 @@ def _manifest() -> list[dict[str, Any]]:
     data = json.loads((envs.REPO / "corpus" / "manifest.json").read_text("utf-8"))
     cases: list[dict[str, Any]] = data["cases"]
     return sorted(cases, key=lambda c: str(c["id"]))
+
+
+def ran(
+    cases: list[dict[str, Any]], results: list[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Return the manifest's cases less the on-request ones no implementation ran.
+
+    The 1.8-million-entry header (``--dense-header``) is then no column,
+    rather than "no result" in every row and a point off every score.
+    """
+    done = {case for result in results for case in result.get("cases", {})}
+    return [c for c in cases if c["id"] not in OPT_IN_CASES or c["id"] in done]
 
 
 def dump_bytes(data: bytes, limit: int = _SHOWN_BYTES) -> str:
@@ -744,7 +758,7 @@ def render_dir(folder: Path) -> None:
     # no score: it ran nothing
     failed = [r for r in loaded if r.get("setup_error")]
     results = [r for r in loaded if not r.get("setup_error")]
-    cases = _manifest()
+    cases = ran(_manifest(), results)
     write_badges(folder, scores(results, cases))
     changes = notes.load() if notes.DATA.exists() else None
     # names and messages may hold lone surrogates: written as \udXXX escapes

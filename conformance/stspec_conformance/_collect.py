@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Final
 import pytest
 
 from stspec_conformance._corpus import VERDICT_FOR_TEST
+from stspec_conformance.opt_in import OPT_IN_CASES
 
 if TYPE_CHECKING:
     from stspec_conformance._state import SuiteState
@@ -74,11 +75,6 @@ def group_of(name: str) -> str:
     if base.startswith("test_single_fault"):
         return "single-fault"
     return "properties"
-
-
-# Cases that run only with --dense-header: the densest valid header, 1.8 M
-# tensors, costs a reader and the suite's comparison about a minute of CPU.
-OPT_IN_CASES: Final = frozenset({"y_layout_dense_header_at_limit"})
 
 
 def case_of(name: str) -> str | None:

@@ -96,7 +96,8 @@ def test_render_is_deterministic_and_complete(results_dir: Path) -> None:
     assert (results_dir / "index.html").read_text() == page
     assert (results_dir / "matrix.md").read_text() == table
     manifest = json.loads((REPO / "corpus" / "manifest.json").read_text())
-    assert page.count('class="case"') == len(manifest["cases"])
+    # every case but the on-request dense header, which no sample result ran
+    assert page.count('class="case"') == len(manifest["cases"]) - 1
     assert 'href="../spec/SPEC.md#layout-hole"' in page
     assert "signal 11" in page
     assert "http" not in page.split("<body>")[0]  # no external assets in the head
@@ -148,3 +149,16 @@ def test_implementations_the_matrix_cannot_run_are_listed_with_why(
     for missing in UNAVAILABLE:
         assert f"| {missing.title} | {missing.language} | {missing.reason} |" in table
         assert html.escape(missing.reason) in page
+
+
+def test_a_case_run_only_on_request_is_a_column_only_when_run() -> None:
+    cases = [{"id": "y_layout_dense_header_at_limit"}, {"id": "y_prefix_smallest_file"}]
+    unrequested = [{"cases": {"y_prefix_smallest_file": {"outcome": "accepted"}}}]
+    assert render.ran(cases, unrequested) == [{"id": "y_prefix_smallest_file"}]
+    requested = [
+        *unrequested,
+        {"cases": {"y_layout_dense_header_at_limit": {"outcome": "accepted"}}},
+    ]
+    assert render.ran(cases, requested) == cases
+    # any other case keeps its column, "no result" where a run did not reach it
+    assert render.ran(cases[1:], []) == cases[1:]

@@ -18,6 +18,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from external_tools import chromium
 
 import stspec
 
@@ -97,32 +98,9 @@ def test_the_link_check_finds_a_broken_anchor(site: Path, tmp_path: Path) -> Non
     assert any("no file reference/cli.html" in problem for problem in problems)
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        message = (
-            "Debian's chromium is not installed: as root, `apt-get install chromium` "
-            "(.ci/run installs it)"
-        )
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
-
-
 def rendered(page: Path, tmp_path: Path) -> str:
     """The DOM Chromium built for ``page`` (scripts run, styles applied)."""
-    flags = [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
-    ]  # fmt: skip
-    done = subprocess.run(
-        [_chromium(), *flags, page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
-    return done.stdout
+    return chromium(page, tmp_path / "profile", "--dump-dom")
 
 
 def test_the_site_renders_in_chromium(site: Path, tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ what Chromium parsed (the DOM) and painted (the screenshot's pixels).
 
 import json
 import os
-import shutil
 import struct
 import subprocess
 import sys
@@ -15,6 +14,7 @@ import zlib
 from pathlib import Path
 
 import pytest
+from external_tools import chromium
 
 REPO = Path(__file__).resolve().parents[2]
 SELECT = (
@@ -64,31 +64,8 @@ def test_each_case_gets_its_outcome(results: Path) -> None:
     assert "F6_E2M3" not in caps["write_dtypes"]
 
 
-def _chromium() -> str:
-    found = shutil.which("chromium") or shutil.which("chromium-browser")
-    if found is None:
-        message = (
-            "Debian's chromium is not installed: as root, `apt-get install chromium` "
-            "(.ci/run installs it)"
-        )
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
-
-
 def _chromium_run(page: Path, tmp_path: Path, *args: str) -> str:
-    flags = [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-        "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ]  # fmt: skip
-    done = subprocess.run(
-        [_chromium(), *flags, *args, page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
-    )  # fmt: skip
-    return done.stdout
+    return chromium(page, tmp_path / "profile", *args)
 
 
 def _png_pixels(data: bytes) -> tuple[int, int, list[bytes]]:

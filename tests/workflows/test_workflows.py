@@ -6,16 +6,14 @@ built-in copies), by actionlint, and by zizmor's security audits; and the
 versions they pin must be the version of this package.
 """
 
-import os
 import re
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from external_tools import tool
 
 import stspec
 
@@ -23,17 +21,6 @@ REPO = Path(__file__).resolve().parents[2]
 WORKFLOWS = sorted((REPO / ".github" / "workflows").glob("*.yml"))
 EXAMPLES = sorted((REPO / "docs" / "howto" / "workflows").glob("*.yml"))
 ACTION = REPO / "action.yml"
-BIN = Path(sys.executable).parent
-
-
-def _tool(name: str, install: str) -> str:
-    found = shutil.which(name) or shutil.which(name, path=str(BIN))
-    if found is None:
-        message = f"{name} is not installed ({install})"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
 
 
 def _run(*command: str | Path) -> subprocess.CompletedProcess[str]:
@@ -59,28 +46,28 @@ def test_there_is_something_to_check() -> None:
     ],
 )
 def test_files_match_the_published_schemas(schema: str, files: list[Path]) -> None:
-    tool = _tool("check-jsonschema", "pip install --group dev")
-    done = _run(tool, "--builtin-schema", schema, *files)
+    program = tool("pip install --group dev", "check-jsonschema")
+    done = _run(program, "--builtin-schema", schema, *files)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_actionlint_finds_nothing() -> None:
     module = "github.com/rhysd/actionlint/cmd/actionlint@v1.7.12"
-    tool = _tool("actionlint", f"GOBIN=$PWD/.venv/bin go install {module}")
-    done = _run(tool, "-no-color", *WORKFLOWS, *EXAMPLES)
+    program = tool(f"GOBIN=$PWD/.venv/bin go install {module}", "actionlint")
+    done = _run(program, "-no-color", *WORKFLOWS, *EXAMPLES)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_zizmor_finds_nothing() -> None:
-    tool = _tool("zizmor", "pip install --group dev")
+    program = tool("pip install --group dev", "zizmor")
     config = REPO / ".github" / "zizmor.yml"
-    done = _run(tool, "--offline", "--config", config, ACTION, *WORKFLOWS, *EXAMPLES)
+    done = _run(program, "--offline", "--config", config, ACTION, *WORKFLOWS, *EXAMPLES)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_zizmor_catches_what_it_should(tmp_path: Path) -> None:
     """The audit is live: an injectable, unpinned workflow is refused."""
-    tool = _tool("zizmor", "pip install --group dev")
+    program = tool("pip install --group dev", "zizmor")
     bad = tmp_path / ".github" / "workflows" / "bad.yml"
     bad.parent.mkdir(parents=True)
     bad.write_text(
@@ -89,7 +76,7 @@ def test_zizmor_catches_what_it_should(tmp_path: Path) -> None:
         "      - uses: actions/checkout@v4\n"
         "      - run: echo ${{ github.event.pull_request.title }}\n"
     )
-    done = _run(tool, "--offline", "--config", REPO / ".github" / "zizmor.yml", bad)
+    done = _run(program, "--offline", "--config", REPO / ".github" / "zizmor.yml", bad)
     assert done.returncode != 0
     assert "template-injection" in done.stdout
     assert "unpinned-uses" in done.stdout

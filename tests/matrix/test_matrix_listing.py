@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import resource
 import subprocess
@@ -10,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from wrapper_modules import WRAPPERS, load_wrapper
 
 REPO = Path(__file__).resolve().parents[2]
-WRAPPERS = REPO / "matrix" / "wrappers"
 
 # a scanner that accepts every file, as a header-only wrapper lists it
 ACCEPTING = """
@@ -62,17 +61,7 @@ def test_an_accepted_header_that_lists_no_tensors_is_invalid_output(
 
 
 def test_an_accepted_valid_header_is_listed(tmp_path: Path) -> None:
-    sys.path.insert(0, str(WRAPPERS))  # it imports _spec
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "listing_under_test", WRAPPERS / "_listing.py"
-        )
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(WRAPPERS))
+    module = load_wrapper("_listing.py")
     header = {
         "__metadata__": {"k": "v"},
         "t": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]},
@@ -83,16 +72,6 @@ def test_an_accepted_valid_header_is_listed(tmp_path: Path) -> None:
 
 def test_the_dtypes_without_f6_and_fnuz_keep_f64() -> None:
     # "F64".startswith("F6") once dropped F64 from three readers' declarations
-    sys.path.insert(0, str(WRAPPERS))
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "spec_under_test", WRAPPERS / "_spec.py"
-        )
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(WRAPPERS))
+    module = load_wrapper("_spec.py")
     dropped = {"F6_E2M3", "F6_E3M2", "F8_E4M3FNUZ", "F8_E5M2FNUZ"}
     assert set(module.DTYPES_BUT_F6_FNUZ) == set(module.DTYPES) - dropped

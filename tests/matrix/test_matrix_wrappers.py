@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from wrapper_modules import WRAPPERS, load_wrapper
 
 if TYPE_CHECKING:
     from types import ModuleType
 
 REPO = Path(__file__).resolve().parents[2]
-WRAPPERS = REPO / "matrix" / "wrappers"
 
 # A stand-in for npm safetensors: it "accepts" a 100,000-deep nesting bomb and
 # returns it as a tensor's shape, and (as the npm wrapper does) counts every
@@ -59,18 +57,7 @@ def test_an_answer_the_node_wrapper_cannot_serialise_is_no_rejection(
 
 def _hf_wrapper() -> ModuleType:
     pytest.importorskip("safetensors")
-    sys.path.insert(0, str(WRAPPERS))  # it imports _spec
-    try:
-        spec = importlib.util.spec_from_file_location(
-            "hf_binding_under_test", WRAPPERS / "hf_binding.py"
-        )
-        assert spec is not None
-        assert spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.remove(str(WRAPPERS))
-    return module
+    return load_wrapper("hf_binding.py")
 
 
 def test_the_hf_writer_is_given_the_bytes_as_they_are(tmp_path: Path) -> None:

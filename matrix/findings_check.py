@@ -53,7 +53,10 @@ def _command(name: str, script: Path, file: Path) -> tuple[list[str], dict[str, 
         # to start within the reproducer's address-space limit
         small = ["-Xmx512m", "-XX:ReservedCodeCacheSize=32m",
                  "-XX:CompressedClassSpaceSize=64m", "-XX:+UseSerialGC"]  # fmt: skip
-        return ["java", *small, "-cp", str(jars), str(script), str(file)], env
+        # a library that needs a newer JDK has its java linked beside it
+        linked = envs.env_dir(name) / "bin" / "java"
+        java = str(linked) if linked.exists() else "java"
+        return [java, *small, "-cp", str(jars), str(script), str(file)], env
     return [str(envs.python_of(name)), str(script), str(file)], env
 
 

@@ -261,6 +261,25 @@ IMPLS: Final = (
         "engine; 9 dtypes; DJL does not keep __metadata__ (answers null)",
     ),
     Impl(
+        "jlama",
+        "Jlama com.github.tjake:jlama-core 0.8.4 (Java)",
+        "Java",
+        "cmd",
+        "java_jlama",
+        build="java_jars.sh",
+        build_args=(
+            "java_jlama",
+            "JlamaReader",
+            "jlama-core",
+            "21",  # its classes need JDK 21+: the build finds the Temurin 25
+            "--add-modules",
+            "jdk.incubator.vector",
+        ),
+        note="header-only: SafeTensorSupport.readWeights over a read-only map; "
+        "its Weights.load converts F16/BF16 to F32, so bytes are not compared; "
+        "absent __metadata__ is {}; 13 dtypes",
+    ),
+    Impl(
         "hf-hub-py",
         "huggingface_hub 2.4.0 parse_local_safetensors_file_metadata",
         "Python",

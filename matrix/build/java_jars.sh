@@ -3,12 +3,36 @@
 # library's pinned artifact and one MAIN.java) against the jars Maven copies
 # from Maven Central, into DEST/bin/NAME, a launcher that runs the class on
 # $MATRIX_JAVA (default: java) with the library's version as matrix.version.
-#   usage: java_jars.sh DEST NAME MAIN ARTIFACT
+# MIN_JDK: a library built for a newer JDK than the default one is compiled and
+# run with the first JDK under /usr/lib/jvm whose release is at least MIN_JDK
+# (the machine has a Temurin 25 beside JDK 17); JVM_OPTION...: more options
+# for the launcher (an incubator module the library needs).
+#   usage: java_jars.sh DEST NAME MAIN ARTIFACT [MIN_JDK [JVM_OPTION...]]
 set -euo pipefail
 dest=$(realpath "$1")
 name=$2
 main=$3
 artifact=$4
+min_jdk=${5:-}
+jvm_options=("${@:6}")
+java=${MATRIX_JAVA:-java}
+if [ -n "$min_jdk" ]; then
+    java=
+    for home in /usr/lib/jvm/*; do
+        major=$(sed -n 's/^JAVA_VERSION="\([0-9]*\).*/\1/p' "$home/release" 2>/dev/null || true)
+        if [ -n "$major" ] && [ "$major" -ge "$min_jdk" ] && [ -x "$home/bin/javac" ]; then
+            java="$home/bin/java"
+            break
+        fi
+    done
+    if [ -z "$java" ]; then
+        echo "no JDK >= $min_jdk under /usr/lib/jvm" >&2
+        exit 1
+    fi
+    # the chosen JDK's java, for the reproducers (matrix.findings_check)
+    mkdir -p "$dest/bin"
+    ln -sf "$java" "$dest/bin/java"
+fi
 here=$(cd "$(dirname "$0")" && pwd)
 src="$here/../wrappers/$name"
 mkdir -p "$dest/lib" "$dest/classes" "$dest/bin"
@@ -16,12 +40,11 @@ mvn --batch-mode --quiet -f "$src/pom.xml" dependency:copy-dependencies \
     -DoutputDirectory="$dest/lib"
 jar=$(basename "$(ls "$dest/lib/$artifact"-[0-9]*.jar)" .jar)
 version=${jar#"$artifact"-}
-java=${MATRIX_JAVA:-java}
 "$(dirname "$(readlink -f "$(command -v "$java")")")/javac" -cp "$dest/lib/*" \
     -d "$dest/classes" "$src/$main.java"
 cat > "$dest/bin/$name" <<SH
 #!/bin/sh
-exec "\${MATRIX_JAVA:-java}" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \\
+exec "\${MATRIX_JAVA:-$java}" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 ${jvm_options[*]} \\
     -Dmatrix.version=$version -Dslf4j.internal.verbosity=ERROR \\
     -cp "$dest/classes:$dest/lib/*" $main "\$@"
 SH

@@ -60,5 +60,6 @@ serve(
     capabilities: { header_only: true },
   },
   read,
-  (error) => error?.name === "SafetensorParseError" || (error?.name === "HubApiError" && error?.statusCode === 416),
+  // HubApiError keeps Error's name: it is told by its class
+  (error) => error?.name === "SafetensorParseError" || (error instanceof hub.HubApiError && error.statusCode === 416),
 );

@@ -341,7 +341,7 @@ def checkout_commands() -> str:
     for entry in timings["commands"]:
         wall = sum(step["wall_seconds"] for step in entry["steps"]) / 60
         cpu = sum(step["cpu_seconds"] for step in entry["steps"]) / 60
-        measured = f"{wall:.0f} min, {cpu:.1f} min of it CPU, on {cores} shared cores"
+        measured = f"{wall:.0f} min, {cpu:.1f} min of it CPU, on {cores} quiet cores"
         lines += [entry["command"], f"    # measured: {measured}"]
     return "```sh\n" + "\n".join(lines) + "\n```\n"
 

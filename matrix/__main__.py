@@ -8,8 +8,10 @@ reports ready for upstream trackers (``render`` and ``all`` write them too).
 ``--only`` restricts setup, runs and probes to the named implementations;
 ``--changed`` keeps of those only the implementations whose pins, wrapper,
 build script, corpus or suite changed since their ``results/NAME.json`` was
-written (``matrix.inputs``).  ``render`` and ``findings`` always use every
-JSON file in ``results/``.
+written (``matrix.inputs``).  ``--jobs N`` (``-j N``) runs N implementations
+at a time, longest first (``matrix.schedule``); set-up stays one at a time,
+before any run.  ``render`` and ``findings`` always use every JSON file in
+``results/``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import os
 import sys
 from pathlib import Path
 
-from matrix import envs, findings, inputs, render, runner
+from matrix import envs, findings, inputs, render, runner, schedule
 from matrix.impls import IMPLS, Impl, by_name
 
 ACTIONS = ("setup", "run", "probe", "render", "findings", "all")
@@ -56,6 +58,15 @@ def _parser() -> argparse.ArgumentParser:
         "results/NAME.json was written (pins, wrapper, build script, corpus, suite)",
     )
     parser.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run N implementations at a time, longest first by their last "
+        "recorded run (default: 1, in the order given); each row uses about one core",
+    )
+    parser.add_argument(
         "--keep-going",
         action="store_true",
         help="go on with the next implementation when one cannot be set up",
@@ -77,11 +88,20 @@ def _setup(chosen: list[Impl], results: Path, *, keep_going: bool) -> list[str]:
     return failed
 
 
-def _act(args: argparse.Namespace, ready: list[Impl]) -> None:
+def _act(args: argparse.Namespace, ready: list[Impl]) -> list[str]:
+    """Do the action on the rows set up; the rows whose run failed."""
+    failed: list[str] = []
     if args.action in {"run", "all"}:
         args.results.mkdir(parents=True, exist_ok=True)
-        for impl in ready:
-            runner.run(impl, args.results, python=args.python, select=args.select)
+        runner.pass_sigint()
+        failed = schedule.run_rows(
+            ready,
+            args.results,
+            lambda impl: runner.run(
+                impl, args.results, python=args.python, select=args.select
+            ),
+            args.jobs,
+        )
     elif args.action == "probe":
         for impl in ready:
             runner.reprobe(impl, args.results)
@@ -89,6 +109,7 @@ def _act(args: argparse.Namespace, ready: list[Impl]) -> None:
         render.render_dir(args.results)
     if args.action in {"render", "findings", "all"}:
         findings.write_dir(args.results)
+    return failed
 
 
 def _changed(chosen: list[Impl], results: Path) -> list[Impl]:
@@ -110,6 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [by_name(n) for n in args.only] if args.only else list(IMPLS)
     except ValueError as exc:
         parser.error(str(exc))
+    if args.jobs < 1:
+        parser.error(f"--jobs must be at least 1, not {args.jobs}")
     if args.changed:
         chosen = _changed(chosen, args.results)
     # Installs, builds and runs share the machine with other work.
@@ -120,11 +143,12 @@ def main(argv: list[str] | None = None) -> int:
         failed = _setup(chosen, args.results, keep_going=args.keep_going)
         if failed and not args.keep_going:
             return 1
-    _act(args, [impl for impl in chosen if impl.name not in failed])
+    run_failed = _act(args, [impl for impl in chosen if impl.name not in failed])
     if failed:
         print(f"[matrix] not set up: {', '.join(failed)}", file=sys.stderr)
-        return 1
-    return 0
+    if run_failed:
+        print(f"[matrix] run failed: {', '.join(run_failed)}", file=sys.stderr)
+    return 1 if failed or run_failed else 0
 
 
 if __name__ == "__main__":

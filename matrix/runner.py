@@ -16,6 +16,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import TYPE_CHECKING, Any, Final
 
@@ -27,7 +28,15 @@ if TYPE_CHECKING:
 
     from matrix.impls import Impl
 
-__all__ = ["OUTCOMES", "classify", "convert", "impl_spec", "run", "write_setup_failure"]
+__all__ = [
+    "OUTCOMES",
+    "classify",
+    "convert",
+    "impl_spec",
+    "pass_sigint",
+    "run",
+    "write_setup_failure",
+]
 
 # A whole run that takes longer is interrupted (pytest still writes its report).
 RUN_LIMIT_S: Final = 1500
@@ -153,11 +162,21 @@ def _suite_commit() -> str:
     return done.stdout.strip() or "?"
 
 
-def _interruptible() -> None:
-    # A runner started in the background (`... &`) ignores SIGINT, and so would
-    # pytest; it must take SIGINT as KeyboardInterrupt to stop and still write
-    # its report when the run's time limit interrupts it.
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+def pass_sigint() -> None:
+    """Let the suite's processes take SIGINT, even if this one ignores it.
+
+    A runner started in the background (`... &`) ignores SIGINT, and so would
+    pytest, which must take it as KeyboardInterrupt to stop and still write
+    its report when the run's time limit interrupts it.  An ignored signal
+    stays ignored across exec, a handler does not: with Python's own handler
+    here, every child starts with the default.  Set here once (main thread
+    only), not between fork and exec, so rows can run in threads (--jobs).
+    """
+    if (
+        threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    ):
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _run_suite(
@@ -190,7 +209,6 @@ def _run_suite(
             env=_env(impl),
             cwd=envs.REPO,
             start_new_session=True,
-            preexec_fn=_interruptible,  # noqa: PLW1509 - no threads here
         )
         try:
             code = proc.wait(timeout=RUN_LIMIT_S)
@@ -312,6 +330,12 @@ def reprobe(impl: Impl, results: Path) -> None:
     _write(path, data)
 
 
+def _say(line: str) -> None:
+    # one write per line: rows running in threads (--jobs) do not mix lines
+    sys.stderr.write(f"[matrix] {line}\n")
+    sys.stderr.flush()
+
+
 def _write(path: Path, data: dict[str, Any]) -> None:
     path.write_text(
         # ASCII: names and messages may hold lone surrogates (from JSON escapes)
@@ -333,7 +357,8 @@ def run(
     implementation's own (CI uses the dev environment); ``select``: a pytest
     ``-k`` expression restricting the tests (the result is then partial).
     """
-    print(f"[matrix] running {impl.name}", file=sys.stderr, flush=True)
+    _say(f"running {impl.name}")
+    pass_sigint()
     ran_from = inputs.inputs(impl)  # before the run: what it ran against
     folder = envs.env_dir(impl.name)
     folder.mkdir(parents=True, exist_ok=True)
@@ -380,9 +405,5 @@ def run(
     }
     out = results / f"{impl.name}.json"
     _write(out, data)
-    print(
-        f"[matrix] {impl.name}: {len(cases)} cases, exit {code}, {seconds:.0f} s",
-        file=sys.stderr,
-        flush=True,
-    )
+    _say(f"{impl.name}: {len(cases)} cases, exit {code}, {seconds:.0f} s")
     return out

@@ -7,6 +7,12 @@
 # run with the first JDK under /usr/lib/jvm whose release is at least MIN_JDK
 # (the machine has a Temurin 25 beside JDK 17); JVM_OPTION...: more options
 # for the launcher (an incubator module the library needs).
+# Each load is one JVM, so start-up is most of a case's cost: the build also
+# writes an AppCDS archive (DEST/NAME.jsa) of the classes one load of a small
+# corpus file uses, which the launcher maps instead of parsing and verifying
+# them again (the archive holds the jars' paths and times, so it is built with
+# them: a new pin or source is a new build).  JVM log lines go to stderr, never
+# into the answer on stdout (a stale archive is only a warning there).
 #   usage: java_jars.sh DEST NAME MAIN ARTIFACT [MIN_JDK [JVM_OPTION...]]
 set -euo pipefail
 dest=$(realpath "$1")
@@ -40,13 +46,22 @@ mvn --batch-mode --quiet -f "$src/pom.xml" dependency:copy-dependencies \
     -DoutputDirectory="$dest/lib"
 jar=$(basename "$(ls "$dest/lib/$artifact"-[0-9]*.jar)" .jar)
 version=${jar#"$artifact"-}
-"$(dirname "$(readlink -f "$(command -v "$java")")")/javac" -cp "$dest/lib/*" \
-    -d "$dest/classes" "$src/$main.java"
+jdk_bin=$(dirname "$(readlink -f "$(command -v "$java")")")
+"$jdk_bin/javac" -cp "$dest/lib/*" -d "$dest/classes" "$src/$main.java"
+# AppCDS archives classes from jars only, not from a folder
+"$jdk_bin/jar" --create --file "$dest/$name.jar" -C "$dest/classes" .
+classpath="$dest/$name.jar:$dest/lib/*"
+options=(-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xlog:disable -Xlog:all=warning:stderr
+    "${jvm_options[@]}")
+sample="$here/../../corpus/files/y_dtype_f32_values.safetensors"
+"$java" "${options[@]}" -cp "$classpath" -XX:DumpLoadedClassList="$dest/$name.classlist" \
+    -Dslf4j.internal.verbosity=ERROR "$main" "$sample" >/dev/null
+"$java" "${options[@]}" -cp "$classpath" -Xshare:dump -XX:SharedClassListFile="$dest/$name.classlist" \
+    -XX:SharedArchiveFile="$dest/$name.jsa" >"$dest/$name.jsa.log" 2>&1
 cat > "$dest/bin/$name" <<SH
 #!/bin/sh
-exec "\${MATRIX_JAVA:-$java}" -XX:+UseSerialGC -XX:TieredStopAtLevel=1 ${jvm_options[*]} \\
-    -Dmatrix.version=$version -Dslf4j.internal.verbosity=ERROR \\
-    -cp "$dest/classes:$dest/lib/*" $main "\$@"
+exec "\${MATRIX_JAVA:-$java}" ${options[*]} -XX:SharedArchiveFile="$dest/$name.jsa" \\
+    -Dmatrix.version=$version -Dslf4j.internal.verbosity=ERROR -cp "$classpath" $main "\$@"
 SH
 chmod +x "$dest/bin/$name"
 "$dest/bin/$name" --describe

@@ -38,8 +38,8 @@ PARTS = {
 }
 # pipeline.py holds read()/validate() (the API) and the drivers of the fast
 # path and of read()'s first-violation mode: its functions, split by part.
-PIPELINE_FIRST = ("_early", "_settled_by", "utf8_fault", "_Again")
-PIPELINE_SHORTCUTS = ("check", "_check", "_collector_paused")
+PIPELINE_FIRST = ("_early", "_Again")
+PIPELINE_SHORTCUTS = ("check", "_check", "_members", "_collector_paused")
 
 
 def _statements(nodes: list[ast.stmt]) -> int:

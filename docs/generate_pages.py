@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import stspec
-from stspec.audit.cli import _parser as _cli_parser
+from stspec.audit.cli import parser as cli_parser
 from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._options import pytest_addoption
 from stspec_conformance._outcomes import OUTCOMES
@@ -187,7 +187,7 @@ def _argument(action: argparse.Action) -> str:
 def cli() -> str:
     """The ``stspec`` command's usage and options, from its argparse parser."""
     os.environ["COLUMNS"] = "90"  # the parser sizes its help to the terminal
-    parser = _cli_parser()
+    parser = cli_parser()
     out = ["```text", parser.format_usage().strip(), "```", ""]
     subparsers = next(
         a for a in parser._actions if isinstance(a, argparse._SubParsersAction)

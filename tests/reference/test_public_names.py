@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = ("bench", "conformance", "corpus", "fuzz", "matrix", "tests")
+FOLDERS = ("bench", "conformance", "corpus", "docs", "fuzz", "matrix", "tests")
 # "stspec._x" (a module path in a string or an import), "from stspec import _x"
 PRIVATE_PATH = re.compile(r"\bstspec(?:\.[A-Za-z]\w*)*\._(?!_)\w+")
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from stfiles import file_of
 
 import stspec
-from stspec.reader.pipeline import check, utf8_fault
+from stspec.reader.first import utf8_fault
+from stspec.reader.pipeline import check
 
 if TYPE_CHECKING:
     from pathlib import Path

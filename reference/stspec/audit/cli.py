@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
     from stspec import SafetensorsFile, Violations
 
-__all__ = ["main"]
+__all__ = ["main", "parser"]
 
 VALID: Final = 0
 INVALID: Final = 1  # invalid or tolerated: the strict reference rejects both
@@ -45,9 +45,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # gets \u540d for what it cannot encode, never a UnicodeEncodeError.
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="backslashreplace")
-    parser = _parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser().parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error
         return int(exc.code or 0)
     if args.command == "check":
@@ -69,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     return _inspect(args.file, as_json=args.json)
 
 
-def _parser() -> argparse.ArgumentParser:
+def parser() -> argparse.ArgumentParser:
+    """Return the parser of the ``stspec`` command (the docs list its options)."""
     # argparse makes a formatter for every add_argument() and, unless given a
     # width, asks shutil for the terminal's each time: importing shutil (and
     # with it bz2, lzma and zlib) would cost the command a tenth of its

@@ -20,6 +20,7 @@ from functools import cache, partial
 from math import prod
 
 from stspec.dtypes import BITS, RANK, bit_count
+from stspec.reader import strict_json
 from stspec.reader.first import Settled, parse_fault, rest, settles
 from stspec.reader.header import (
     FIELDS,
@@ -28,7 +29,6 @@ from stspec.reader.header import (
     Scan,
     dtype_fault,
     duplicate,
-    element_rule,
     finish,
     judge_fields,
     member,
@@ -50,8 +50,6 @@ from stspec.reader.strict_json import (
     Text,
     check_surrogates,
     member_name,
-    nests,
-    nests_shallowly,
     next_member,
     opening,
     skip,
@@ -171,6 +169,70 @@ class FastText(Text):
                 ):
                     return end
         return super().skip_container(pos, depth, path)
+
+
+def nests_shallowly(raw: memoryview) -> bool:
+    """Whether no container in the header text nests deeper than MAX_DEPTH.
+
+    An upper bound computed with byte operations only: escaped backslashes
+    and quotes are removed, then everything but quotes and brackets, then the
+    quoted runs; what is left is the bracket structure.  Up to the first
+    syntax error it matches what a parser sees, which is all a decoder ever
+    reads.  Removing every ``[]`` pair lowers the deepest nesting by at most
+    one, so after k such passes the depth is at most k plus the depth of
+    what is left, counted run by run.
+    """
+    # The parser's bound, as strict_json holds it when called.
+    max_depth = strict_json.MAX_DEPTH
+    parts = []
+    start = 0
+    while start < len(raw):
+        end = min(start + _CHUNK, len(raw))
+        # A run of backslashes and the byte it escapes stay in one chunk.
+        while end < len(raw) and raw[end - 1] == _BACKSLASH:
+            end += 1
+        chunk = raw[start:end].tobytes().replace(b"\\\\", b"").replace(b'\\"', b"")
+        chunk = chunk.translate(_BRACKETS, _NOT_STRUCTURE)
+        if b"[" * (max_depth + 1) in chunk:
+            # Too deep already, or brackets inside a string: either way the
+            # parser, which needs no bound, decides (a nesting bomb stops here).
+            return False
+        parts.append(chunk)
+        start = end
+    data = _quoted().sub(b"", b"".join(parts))
+    passes = 0
+    # Each pass that runs shrinks the data by an eighth at least, so all of
+    # them cost a few times one; the runs left are few enough to count.
+    while data.count(b"[]") * 16 > len(data) and passes <= max_depth:
+        data = data.replace(b"[]", b"")
+        passes += 1
+    depth = deepest = 0
+    for run in _runs().finditer(data):
+        if run.group()[0] == ord("["):
+            depth += len(run.group())
+            deepest = max(deepest, depth)
+        else:
+            # Never below zero: stray closers (only after a syntax error) must
+            # not hide the openers that follow them.
+            depth = max(depth - len(run.group()), 0)
+    return passes + deepest <= max_depth
+
+
+_CHUNK: Final = 1 << 20
+_BACKSLASH: Final = ord("\\")
+_BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
+_NOT_STRUCTURE: Final = bytes(set(range(256)) - set(b'"[]{}'))
+
+
+@cache
+def _quoted() -> re.Pattern[bytes]:
+    # Adjacent strings (their separators are gone) are removed in one match.
+    return re.compile(rb'(?:"[^"]*+")++')
+
+
+@cache
+def _runs() -> re.Pattern[bytes]:
+    return re.compile(rb"\[++|\]++")
 
 
 class _Doubt(Exception):  # noqa: N818 - internal signal, never escapes
@@ -315,6 +377,28 @@ class FastScan(Scan):
     def judge_metadata(self, pos: int, *, keep: bool) -> int:
         """Judge the ``__metadata__`` value at ``pos``; return its end."""
         return _metadata(self, pos, keep=keep)
+
+    def judge_integers(
+        self, path: Path, pos: int, item: object, elements: array[int] | None
+    ) -> tuple[int, ...] | None:
+        """Judge a shape or data_offsets value at ``pos`` (see header.integers).
+
+        Without ``elements`` the array was read without positions (see
+        _counted_only): its bad elements are only counted.
+        """
+        if (
+            elements is not None
+            or type(item) is not list
+            or (path[1] == "data_offsets" and len(item) != 2)
+        ):
+            return super().judge_integers(path, pos, item, elements)
+        rule = "SHAPE-ARRAY" if path[1] == "shape" else "OFFSETS-PAIR"
+        good = True
+        for element in item:
+            if type(element) is not int or element > U64_MAX:
+                good = False
+                count_more(self.report, element_rule(element, rule), 1)
+        return tuple(item) if good else None
 
 
 def scan(
@@ -635,7 +719,7 @@ def _dims_in_range(state: FastScan, name: str, found: re.Match[str]) -> bool:
             # Every later one lies further on: count them, locate none
             # (read() needs no count).
             if not state.first_only:
-                report.count_more("NUM-RANGE", sum(1 for _ in over))
+                count_more(report, "NUM-RANGE", sum(1 for _ in over))
             break
         too_big(state, pos, (name, "shape", index), int(dim.group()))
     return in_range
@@ -686,7 +770,7 @@ def _entry(state: FastScan, name: str, pos: int, *, repeated: bool) -> int:
         if (
             pos >= bulk_from
             and state.shortcuts
-            and report.saturated("ENTRY-UNKNOWN", pos)
+            and saturated(report, "ENTRY-UNKNOWN", pos)
         ):
             bulk_from = _plain_members(state, seen, pos)
             if bulk_from < 0:
@@ -809,16 +893,35 @@ def _ignore_fault(_rule: str, _pos: int, _msg: str, _path: Path) -> None:
     pass  # pragma: no cover - a sound entry's names hold no fault
 
 
+def element_rule(element: object, rule: str) -> str:
+    """Name the rule a bad array element breaks: a number's, else ``rule``."""
+    if type(element) is int:
+        return "NUM-RANGE"
+    if isinstance(element, Number):
+        return "NUM-RANGE" if element.is_integer_token else "NUM-INTEGER"
+    return rule
+
+
+def saturated(report: Report, rule: str, key: int) -> bool:
+    """Whether no violation of ``rule`` at ``key`` or later would be kept."""
+    return report.counts.get(rule, 0) >= report.limit and key >= report.worst[rule]
+
+
+def count_more(report: Report, rule: str, count: int) -> None:
+    """Count violations of a saturated rule that need no record."""
+    report.counts[rule] += count
+
+
 def _counted_only(report: Report, pos: int, key: str) -> bool:
     """Whether no element at ``pos`` on of the wrong type would be kept."""
-    return report.saturated("SHAPE-ARRAY" if key == "shape" else "OFFSETS-PAIR", pos)
+    return saturated(report, "SHAPE-ARRAY" if key == "shape" else "OFFSETS-PAIR", pos)
 
 
 def _numbers_to_locate(report: Report, pos: int, item: list[object]) -> bool:
     """Whether some number in ``item`` breaks a rule that still keeps faults."""
     return any(
         ((type(element) is int and element > U64_MAX) or type(element) is Number)
-        and not report.saturated(element_rule(element, ""), pos)
+        and not saturated(report, element_rule(element, ""), pos)
         for element in item
     )
 
@@ -833,7 +936,8 @@ def _plain_field(text: str, pos: int, key: str) -> tuple[int, object] | None:
     if key == "dtype":
         found = PLAIN_STRING.match(text, pos)
         return None if found is None else (found.end(), found.group(1))
-    found = _int_array().match(text, pos) if nests(3) else None
+    # The array is the third level (header, entry, field), as JSON-DEPTH counts.
+    found = _int_array().match(text, pos) if strict_json.MAX_DEPTH >= 3 else None
     if found is None or _over_u64().search(text, *found.span(1)):
         return None
     tokens = found.group(1)
@@ -872,7 +976,7 @@ def _plain_members(state: FastScan, seen: set[str], pos: int) -> int:
     if len(fresh) != len(names) or not seen.isdisjoint(fresh) or fresh & FIELDS:
         return run.end()
     seen |= fresh
-    state.report.count_more("ENTRY-UNKNOWN", len(names))
+    count_more(state.report, "ENTRY-UNKNOWN", len(names))
     return -run.end()
 
 

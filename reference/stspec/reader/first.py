@@ -10,12 +10,25 @@ parse later voids the structural findings.  So the member scan
 (reader/fast.py) asks :func:`settles` after each member, checks only the
 syntax of the rest (:func:`rest`) once it does, and raises :class:`Settled`
 from :func:`parse_fault` when a fault found while parsing is the first.
+Before all that, :func:`early` looks for the answer in a large header's
+first bytes alone.
 The plain path (reader/header.py) never imports this module.
 """
 
 from __future__ import annotations
 
+import codecs
+
+from stspec.reader.container import (
+    JSON_WS,
+    PREFIX_SIZE,
+    not_utf8,
+    object_start,
+    read_prefix,
+)
+from stspec.reader.report import PARSE_RULES, OffsetMap, Report
 from stspec.reader.strict_json import (
+    JsonStop,
     member_name,
     next_member,
     skip,
@@ -27,11 +40,28 @@ from stspec.reader.strict_json import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import re
+    from collections.abc import Callable
+    from typing import Final
 
+    from stspec.errors import Violations
+    from stspec.reader.container import Buffer
     from stspec.reader.fast import FastScan
     from stspec.reader.strict_json import Path, Text
 
-__all__ = ["Settled", "parse_fault", "rest", "settles"]
+    # Judges the members of a header text in first-violation mode
+    # (text, its bytes, where the object starts, the report, the byte
+    # buffer's length): see early().
+    HeadScan = Callable[[str, memoryview, int, Report, int], object]
+
+__all__ = [
+    "Settled",
+    "early",
+    "parse_fault",
+    "rest",
+    "settles",
+    "structural",
+    "utf8_fault",
+]
 
 
 class Settled(Exception):  # noqa: N818 - a verdict, not an accident
@@ -98,3 +128,113 @@ def rest(src: Text, pos: int, canonical: re.Pattern[str] | None) -> int:
 
 def _ignore(_rule: str, _pos: int, _msg: str, _path: Path) -> None:
     pass
+
+
+def structural(report: Report) -> bool:
+    """Whether ``report`` holds any finding beyond the parse faults."""
+    return any(rule not in PARSE_RULES for rule in report.counts)
+
+
+# The answer from the header's first bytes ----------------------------------
+
+# read() looks at the first 1/128 of a header at least this long on its own
+# (a valid one then costs that much more), at most _HEAD_MAX bytes of it.
+_EARLY_FROM: Final = 1 << 19
+_HEAD_MAX: Final = 1 << 16
+# The rest is decoded this much at a time, and the text thrown away.
+_CHUNK: Final = 1 << 18
+_decode: Final = codecs.utf_8_decode
+
+
+def early(buffer: Buffer, head: int | None, scan: HeadScan) -> Violations | None:
+    """Return read()'s answer when the header's first bytes settle it, else None.
+
+    A hostile header is usually at fault within its first kilobytes, and a
+    lenient reader stops there; this reader must find exactly the violation
+    validate() lists first, so an answer from the first bytes is taken only
+    when nothing after them can come before it: what precedes the '{', a
+    fault that settles the parse (see first.Settled), a nesting too deep.
+    HEADER-UTF8 anywhere outranks every other fault, so the rest of the
+    header is then decoded too, a chunk at a time, keeping none of the text:
+    one pass over the bytes, and memory for a chunk instead of a copy.
+    ``head`` is how many bytes to look at (None: 1/128 of a header of 512
+    KiB or more, at most 64 KiB; 0: none); ``scan`` judges the members of
+    the text decoded from them, in first-violation mode.
+    """
+    report = Report(1)
+    header_length = read_prefix(buffer, report)
+    if header_length is None:
+        return None  # the pipeline finds the same at once
+    if head is None:
+        head = min(header_length >> 7, _HEAD_MAX) if header_length >= _EARLY_FROM else 0
+    if not 0 < head < header_length:
+        return None
+    raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
+    try:
+        with raw[:head] as first:
+            try:
+                text, used = _decode(first, "strict", False)
+            except UnicodeDecodeError as exc:
+                # The first fault of all: nothing before it is a fault.
+                not_utf8(report, exc.start, exc.reason)
+                return report.errors(OffsetMap("", PREFIX_SIZE))
+            with first[:used] as part:
+                data_length = len(buffer) - PREFIX_SIZE - header_length
+                if not _settled_by(text, part, report, data_length, scan):
+                    return None
+        fault = utf8_fault(raw, used)
+    finally:
+        raw.release()
+    if fault is not None:
+        report = Report(1)
+        not_utf8(report, *fault)
+        text = ""
+    return report.errors(OffsetMap(text, PREFIX_SIZE))
+
+
+def _settled_by(
+    text: str, raw: memoryview, report: Report, data_length: int, scan: HeadScan
+) -> bool:
+    """Whether the first violation of a header starting with ``text`` is certain.
+
+    ``raw`` holds the bytes of ``text``, ``report`` receives the violation.
+    """
+    if not text.lstrip(JSON_WS):
+        return False  # what the whitespace precedes lies further on
+    start = object_start(text, report)
+    if start is None or start:
+        return True  # HEADER-OBJECT stops the check; HEADER-LEADING-WS is at 0
+    try:
+        scan(text, raw, 0, report, data_length)
+    except Settled:
+        return True
+    except JsonStop as stop:
+        # Found before the cut, a nesting too deep is one in the whole header
+        # (and keeps the parse faults before it); another stop may be the cut
+        # itself, as may the structure behind a structural fault.
+        if stop.rule != "JSON-DEPTH" or structural(report):
+            return False
+        report.add(stop.rule, stop.pos, stop.msg, ())
+        return True
+    return False  # the object ended: what follows it needs the whole header
+
+
+def utf8_fault(
+    raw: memoryview, pos: int, chunk: int = _CHUNK
+) -> tuple[int, str] | None:
+    """Decode ``raw`` from ``pos`` on; return its first UTF-8 fault, if any.
+
+    ``chunk`` (at least 4: a character is split at most once) bytes at a
+    time; the text is thrown away.
+    """
+    end = len(raw)
+    while pos < end:
+        stop = min(pos + chunk, end)
+        with raw[pos:stop] as part:
+            try:
+                # Not kept: a name would hold it while the next one is made.
+                used = _decode(part, "strict", stop == end)[1]
+            except UnicodeDecodeError as exc:
+                return pos + exc.start, exc.reason
+        pos += used
+    return None

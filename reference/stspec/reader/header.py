@@ -3,11 +3,9 @@
 The reader's plain path: every member is parsed with positions (see
 strict_json) and checked field by field, each check naming its rule.  Members
 are judged as they are parsed, so nothing of the header is kept but the table
-of entries.  read() and validate() take the same decisions faster through
-reader/fast.py (regular expressions, runs of entries in bulk) and, for read(),
-stop at the first violation (reader/first.py); both extend the classes here,
-and tests/reference/test_reader_paths_agree.py and the fuzzers hold them to
-this module's verdicts.
+of entries.  The shortcuts (reader/fast.py) override the ``judge_*`` hooks of
+:class:`Scan` and ``Header.where``; tests/reference/test_reader_paths_agree.py
+and the fuzzers hold them to this module's verdicts.
 """
 
 from __future__ import annotations
@@ -96,7 +94,8 @@ class Scan:
     """The state of one scan: the text, the report and the header so far.
 
     A member's value is judged by :meth:`judge_entry` or
-    :meth:`judge_metadata`; the fast path overrides them.
+    :meth:`judge_metadata`, an entry's array fields by :meth:`judge_integers`;
+    the fast path overrides them.
     """
 
     __slots__ = ("header", "others", "report", "src")
@@ -119,6 +118,13 @@ class Scan:
     def judge_metadata(self, pos: int, *, keep: bool) -> int:
         """Judge the ``__metadata__`` value at ``pos``; return its end."""
         return metadata(self, pos, keep=keep)
+
+    def judge_integers(
+        self, path: Path, pos: int, item: object, elements: array[int] | None
+    ) -> tuple[int, ...] | None:
+        """Judge a shape or data_offsets value at ``pos`` (see :func:`integers`)."""
+        # The plain way locates every element of an array field (read_field).
+        return integers(self, path, pos, item, elements)  # type: ignore[arg-type]
 
 
 def scan(src: Text, start: int, report: Report) -> Header:
@@ -280,12 +286,13 @@ def judge_fields(
     shape_pos = -1
     if "shape" in fields:
         shape_pos, item, elements = fields["shape"]
-        shape = _integers(state, (name, "shape"), shape_pos, item, elements)
+        shape = state.judge_integers((name, "shape"), shape_pos, item, elements)
     offsets = None
     offsets_pos = -1
     if "data_offsets" in fields:
         offsets_pos, item, elements = fields["data_offsets"]
-        pair = _integers(state, (name, "data_offsets"), offsets_pos, item, elements)
+        path = (name, "data_offsets")
+        pair = state.judge_integers(path, offsets_pos, item, elements)
         if pair is not None:
             offsets = (pair[0], pair[1])
     finish(
@@ -299,14 +306,13 @@ def judge_fields(
     )
 
 
-def _integers(
-    state: Scan,
-    path: Path,
-    pos: int,
-    item: object,
-    elements: array[int] | None,
+def integers(
+    state: Scan, path: Path, pos: int, item: object, elements: array[int]
 ) -> tuple[int, ...] | None:
-    """Check a shape or data_offsets value; return its integers if all are fine."""
+    """Check a shape or data_offsets value; return its integers if all are fine.
+
+    ``elements`` holds the position of each element of ``item``.
+    """
     field = path[1]
     rule = "SHAPE-ARRAY" if field == "shape" else "OFFSETS-PAIR"
     if type(item) is not list or (field == "data_offsets" and len(item) != 2):
@@ -322,10 +328,6 @@ def _integers(
         if type(element) is int and element <= U64_MAX:
             continue
         good = False
-        if elements is None:
-            # Read without positions (the fast path), as these rules keep no more.
-            state.report.count_more(element_rule(element, rule), 1)
-            continue
         at = elements[position]
         if type(element) is int:
             too_big(state, at, (*path, position), element)
@@ -339,15 +341,6 @@ def _integers(
                 (*path, position),
             )
     return tuple(item) if good else None
-
-
-def element_rule(element: object, rule: str) -> str:
-    """Name the rule a bad array element breaks: a number's, else ``rule``."""
-    if type(element) is int:
-        return "NUM-RANGE"
-    if isinstance(element, Number):
-        return "NUM-RANGE" if element.is_integer_token else "NUM-INTEGER"
-    return rule
 
 
 def not_integer(state: Scan, pos: int, path: Path, number: Number) -> None:

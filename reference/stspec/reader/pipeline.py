@@ -2,30 +2,22 @@
 
 The checks are those of the plain pipeline (plain.py: read that first); here
 they run through the shortcuts (fast.py) and, for read(), the first-violation
-mode (first.py, and _early below: an answer from the header's first bytes).
+mode (first.py).
 ``check(..., shortcuts=False)`` runs the plain pipeline itself.
 """
 
 from __future__ import annotations
 
-import codecs
 import contextlib
 import gc
 import os
+from functools import partial
 
 from stspec.errors import Violations
 from stspec.reader import plain
-from stspec.reader.container import (
-    JSON_WS,
-    PREFIX_SIZE,
-    check_tail,
-    not_utf8,
-    object_start,
-    read_prefix,
-    read_text,
-)
+from stspec.reader.container import PREFIX_SIZE, check_tail, read_prefix, read_text
 from stspec.reader.fast import FastText, scan
-from stspec.reader.first import Settled
+from stspec.reader.first import Settled, early, structural
 from stspec.reader.layout import check_layout
 from stspec.reader.plain import Valid
 from stspec.reader.report import OffsetMap, Report
@@ -42,6 +34,7 @@ if TYPE_CHECKING:
     from typing import Final, Self
 
     from stspec.errors import SafetensorsError
+    from stspec.reader.fast import FastHeader
     from stspec.reader.table import TensorTable
 
 Source = str | os.PathLike[str] | bytes | bytearray | memoryview
@@ -212,105 +205,10 @@ def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
 
 # read(): the answer from the header's first bytes ----------------------------
 
-# read() looks at the first 1/128 of a header at least this long on its own
-# (a valid one then costs that much more), at most _HEAD_MAX bytes of it.
-_EARLY_FROM: Final = 1 << 19
-_HEAD_MAX: Final = 1 << 16
-# The rest is decoded this much at a time, and the text thrown away.
-_CHUNK: Final = 1 << 18
-_decode: Final = codecs.utf_8_decode
-
 
 def _early(buffer: Buffer, head: int | None, *, shortcuts: bool) -> Violations | None:
-    """Return read()'s answer when the header's first bytes settle it, else None.
-
-    A hostile header is usually at fault within its first kilobytes, and a
-    lenient reader stops there; this reader must find exactly the violation
-    validate() lists first, so an answer from the first bytes is taken only
-    when nothing after them can come before it: what precedes the '{', a
-    fault that settles the parse (see first.Settled), a nesting too deep.
-    HEADER-UTF8 anywhere outranks every other fault, so the rest of the
-    header is then decoded too, a chunk at a time, keeping none of the text:
-    one pass over the bytes, and memory for a chunk instead of a copy.
-    """
-    report = Report(1)
-    header_length = read_prefix(buffer, report)
-    if header_length is None:
-        return None  # the pipeline finds the same at once
-    if head is None:
-        head = min(header_length >> 7, _HEAD_MAX) if header_length >= _EARLY_FROM else 0
-    if not 0 < head < header_length:
-        return None
-    raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
-    try:
-        with raw[:head] as first:
-            try:
-                text, used = _decode(first, "strict", False)
-            except UnicodeDecodeError as exc:
-                # The first fault of all: nothing before it is a fault.
-                not_utf8(report, exc.start, exc.reason)
-                return report.errors(OffsetMap("", PREFIX_SIZE))
-            with first[:used] as part:
-                data_length = len(buffer) - PREFIX_SIZE - header_length
-                if not _settled_by(text, part, report, data_length, shortcuts):
-                    return None
-        fault = utf8_fault(raw, used)
-    finally:
-        raw.release()
-    if fault is not None:
-        report = Report(1)
-        not_utf8(report, *fault)
-        text = ""
-    return report.errors(OffsetMap(text, PREFIX_SIZE))
-
-
-def _settled_by(
-    text: str, raw: memoryview, report: Report, data_length: int, shortcuts: bool
-) -> bool:
-    """Whether the first violation of a header starting with ``text`` is certain.
-
-    ``raw`` holds the bytes of ``text``, ``report`` receives the violation.
-    """
-    if not text.lstrip(JSON_WS):
-        return False  # what the whitespace precedes lies further on
-    start = object_start(text, report)
-    if start is None or start:
-        return True  # HEADER-OBJECT stops the check; HEADER-LEADING-WS is at 0
-    src = FastText(text, report.add, raw) if shortcuts else Text(text, report.add)
-    try:
-        scan(src, 0, report, data_length, first_only=True)
-    except Settled:
-        return True
-    except JsonStop as stop:
-        # Found before the cut, a nesting too deep is one in the whole header
-        # (and keeps the parse faults before it); another stop may be the cut
-        # itself, as may the structure behind a structural fault.
-        if stop.rule != "JSON-DEPTH" or report.structural():
-            return False
-        report.add(stop.rule, stop.pos, stop.msg, ())
-        return True
-    return False  # the object ended: what follows it needs the whole header
-
-
-def utf8_fault(
-    raw: memoryview, pos: int, chunk: int = _CHUNK
-) -> tuple[int, str] | None:
-    """Decode ``raw`` from ``pos`` on; return its first UTF-8 fault, if any.
-
-    ``chunk`` (at least 4: a character is split at most once) bytes at a
-    time; the text is thrown away.
-    """
-    end = len(raw)
-    while pos < end:
-        stop = min(pos + chunk, end)
-        with raw[pos:stop] as part:
-            try:
-                # Not kept: a name would hold it while the next one is made.
-                used = _decode(part, "strict", stop == end)[1]
-            except UnicodeDecodeError as exc:
-                return pos + exc.start, exc.reason
-        pos += used
-    return None
+    """Return read()'s answer when the header's first bytes settle it (first.early)."""
+    return early(buffer, head, partial(_members, shortcuts=shortcuts, first_only=True))
 
 
 # 3. JSON and the header members, 4. the byte buffer ------------------------
@@ -392,16 +290,21 @@ def _check(
     # 3. JSON, judged member by member; what stops the parse leaves only the
     # faults found while parsing, since the structure seen is partial.
     raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]
-    src = FastText(text, report.add, raw) if shortcuts else Text(text, report.add)
     data_start = PREFIX_SIZE + header_length
     try:
-        header = scan(
-            src, start, report, len(buffer) - data_start, first_only=first_only
+        header = _members(
+            text,
+            raw,
+            start,
+            report,
+            len(buffer) - data_start,
+            shortcuts=shortcuts,
+            first_only=first_only,
         )
     except Settled:
         return None, to_offset
     except JsonStop as stop:
-        if first_only and report.structural():
+        if first_only and structural(report):
             raise _Again from None
         report.add(stop.rule, stop.pos, stop.msg, ())
         report.keep_parse_faults_only()
@@ -416,3 +319,22 @@ def _check(
     if report:
         return None, to_offset
     return Valid(header_length, header.metadata, header.table), to_offset
+
+
+def _members(  # noqa: PLR0913 - one header's text and where it goes
+    text: str,
+    raw: memoryview,
+    start: int,
+    report: Report,
+    data_length: int,
+    *,
+    shortcuts: bool,
+    first_only: bool,
+) -> FastHeader:
+    """Judge the members of the header object whose ``{`` is at ``start``.
+
+    ``raw`` holds the bytes of ``text``; ``data_length`` is the byte
+    buffer's length.  See fast.scan.
+    """
+    src = FastText(text, report.add, raw) if shortcuts else Text(text, report.add)
+    return scan(src, start, report, data_length, first_only=first_only)

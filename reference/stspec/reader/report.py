@@ -51,14 +51,6 @@ class Report:
         self.counts[rule] += 1
         return True
 
-    def saturated(self, rule: str, key: int) -> bool:
-        """Whether no violation of ``rule`` at ``key`` or later would be kept."""
-        return self.counts.get(rule, 0) >= self.limit and key >= self.worst[rule]
-
-    def count_more(self, rule: str, count: int) -> None:
-        """Count violations of a saturated rule that need no record."""
-        self.counts[rule] += count
-
     def add(
         self, rule: str, key: int, msg: str, path: HeaderPath, at: int | None = None
     ) -> None:
@@ -82,10 +74,6 @@ class Report:
 
     def __bool__(self) -> bool:
         return bool(self.counts)
-
-    def structural(self) -> bool:
-        """Whether any finding beyond the parse faults was recorded."""
-        return any(rule not in PARSE_RULES for rule in self.counts)
 
     def keep_parse_faults_only(self) -> None:
         """Forget structural findings: the parse stopped, the model is partial."""

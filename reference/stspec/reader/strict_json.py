@@ -4,9 +4,7 @@ It accepts exactly RFC 8259 and reports the faults the spec names at the JSON
 level: syntax (JSON-SYNTAX), nesting (JSON-DEPTH), unpaired surrogate escapes
 (JSON-SURROGATE) and repeated member names (KEY-UNIQUE).  The parser is
 iterative, so no input can exhaust the stack, and it never converts a number
-token of more than 20 digits to an int.  :func:`nests_shallowly` bounds the
-nesting of a whole header with byte operations: the shortcuts (fast.py) let
-Python's C decoder, which recurses, check values nobody reads only below it.
+token of more than 20 digits to an int.
 """
 
 from __future__ import annotations
@@ -29,6 +27,31 @@ if TYPE_CHECKING:
     # Reports a fault that does not stop the parse: (rule, position, message,
     # path).  An annotation only: subscripting Callable costs start-up time.
     FaultSink = Callable[[str, int, str, Path], None]
+
+__all__ = [
+    "INT",
+    "MAX_DEPTH",
+    "PLAIN_STRING",
+    "SURROGATE_ESCAPE",
+    "WS",
+    "JsonStop",
+    "Number",
+    "Path",
+    "Text",
+    "check_surrogates",
+    "kind",
+    "member_name",
+    "next_member",
+    "opening",
+    "scalar",
+    "skip",
+    "string",
+    "syntax",
+    "too_deep",
+    "trailing_comma",
+    "value",
+    "ws",
+]
 
 WS: Final = re.compile(r"[ \t\n\r]*+")
 INT: Final = r"(?:0|[1-9][0-9]{0,19})"
@@ -218,11 +241,6 @@ def scalar(src: Text, pos: int) -> tuple[int, object]:
     return match.end(), Number(token)
 
 
-def nests(levels: int) -> bool:
-    """Whether containers may nest ``levels`` deep (the bound of JSON-DEPTH)."""
-    return levels <= MAX_DEPTH
-
-
 def too_deep(pos: int) -> JsonStop:
     """Build the JSON-DEPTH fault for a container opened at ``pos``."""
     return JsonStop("JSON-DEPTH", pos, f"nesting exceeds {MAX_DEPTH} levels")
@@ -355,65 +373,3 @@ def kind(text: str, pos: int) -> str:
     if char in ("t", "f"):
         return "a boolean"
     return "a number"
-
-
-def nests_shallowly(raw: memoryview) -> bool:
-    """Whether no container in the header text nests deeper than MAX_DEPTH.
-
-    An upper bound computed with byte operations only: escaped backslashes
-    and quotes are removed, then everything but quotes and brackets, then the
-    quoted runs; what is left is the bracket structure.  Up to the first
-    syntax error it matches what a parser sees, which is all a decoder ever
-    reads.  Removing every ``[]`` pair lowers the deepest nesting by at most
-    one, so after k such passes the depth is at most k plus the depth of
-    what is left, counted run by run.
-    """
-    parts = []
-    start = 0
-    while start < len(raw):
-        end = min(start + _CHUNK, len(raw))
-        # A run of backslashes and the byte it escapes stay in one chunk.
-        while end < len(raw) and raw[end - 1] == _BACKSLASH:
-            end += 1
-        chunk = raw[start:end].tobytes().replace(b"\\\\", b"").replace(b'\\"', b"")
-        chunk = chunk.translate(_BRACKETS, _NOT_STRUCTURE)
-        if b"[" * (MAX_DEPTH + 1) in chunk:
-            # Too deep already, or brackets inside a string: either way the
-            # parser, which needs no bound, decides (a nesting bomb stops here).
-            return False
-        parts.append(chunk)
-        start = end
-    data = _quoted().sub(b"", b"".join(parts))
-    passes = 0
-    # Each pass that runs shrinks the data by an eighth at least, so all of
-    # them cost a few times one; the runs left are few enough to count.
-    while data.count(b"[]") * 16 > len(data) and passes <= MAX_DEPTH:
-        data = data.replace(b"[]", b"")
-        passes += 1
-    depth = deepest = 0
-    for run in _runs().finditer(data):
-        if run.group()[0] == ord("["):
-            depth += len(run.group())
-            deepest = max(deepest, depth)
-        else:
-            # Never below zero: stray closers (only after a syntax error) must
-            # not hide the openers that follow them.
-            depth = max(depth - len(run.group()), 0)
-    return passes + deepest <= MAX_DEPTH
-
-
-_CHUNK: Final = 1 << 20
-_BACKSLASH: Final = ord("\\")
-_BRACKETS: Final = bytes.maketrans(b"{}", b"[]")
-_NOT_STRUCTURE: Final = bytes(set(range(256)) - set(b'"[]{}'))
-
-
-@cache
-def _quoted() -> re.Pattern[bytes]:
-    # Adjacent strings (their separators are gone) are removed in one match.
-    return re.compile(rb'(?:"[^"]*+")++')
-
-
-@cache
-def _runs() -> re.Pattern[bytes]:
-    return re.compile(rb"\[++|\]++")

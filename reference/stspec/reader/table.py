@@ -56,10 +56,11 @@ class TensorTable(Mapping[str, TensorInfo]):
     def columns(
         self,
     ) -> tuple[dict[str, int], bytearray, array[int], array[int], array[int]]:
-        """The raw storage, for a loop that fills it faster than :meth:`add`.
+        """The raw storage, to read or fill a column at a time.
 
         In order: name -> position, dtype codes (index into DTYPES), begin/end
         pairs, all dimensions, and where each tensor's dimensions begin.
+        Whoever fills it keeps the columns consistent, as :meth:`add` does.
         """
         return self._index, self._codes, self._offsets, self._dims, self._starts
 

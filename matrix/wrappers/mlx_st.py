@@ -1,9 +1,10 @@
 """mlx 0.32.4 (CPU wheel): ``mx.load`` and ``mx.save_safetensors``, in C++.
 
 ``mx.load(path, return_metadata=True)`` gives arrays and the metadata, ``{}``
-whether ``__metadata__`` is absent or empty (declared).  F8 tensors come
-back as ``uint8`` arrays; the wrapper cannot recover the name, so they show
-as wrong content.  It has no F64, F4, F6 or FNUZ types.
+whether ``__metadata__`` is absent or empty (declared).  F8_E4M3 and
+F8_E8M0 tensors come back as ``uint8`` arrays; the wrapper cannot recover the
+name, so they show as wrong content.  It refuses F8_E5M2 ("unsupported
+dtype") and has no F64, F4, F6 or FNUZ types, so none of those is declared.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ _SPEC_OF: Final = {
     mx.float32: "F32", mx.complex64: "C64",
 }  # fmt: skip
 _MX_OF: Final = {v: k for k, v in _SPEC_OF.items()}
-_READS: Final = [*sorted(_SPEC_OF.values()), "F8_E4M3", "F8_E5M2", "F8_E8M0"]
+_READS: Final = [*sorted(_SPEC_OF.values()), "F8_E4M3", "F8_E8M0"]
 CAPABILITIES: Final = {
     "read_dtypes": sorted(_READS),
     "metadata_presence": False,

@@ -31,7 +31,16 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from pathlib import Path
 
-__all__ = ["DATA", "KINDS", "Finding", "classify", "findings_of", "report", "write_dir"]
+__all__ = [
+    "DATA",
+    "KINDS",
+    "Finding",
+    "classify",
+    "findings_of",
+    "report",
+    "script_of",
+    "write_dir",
+]
 
 DATA: Final = envs.REPO / "matrix" / "findings.toml"
 REPO_URL: Final = "https://github.com/safetensors-spec/safetensors-spec"
@@ -233,11 +242,18 @@ _LANGUAGES: Final = {
 }
 
 
-def _script(hand: dict[str, Any]) -> tuple[str, str, str]:
+def script_of(hand: dict[str, Any], kind: str) -> str | None:
+    """The reproducer of one kind of finding: its own, else the report's."""
+    own: dict[str, str] = hand.get("scripts", {})
+    return own.get(kind) or hand.get("script")
+
+
+def _script(hand: dict[str, Any], kind: str = "") -> tuple[str, str, str]:
     """The reproducer's text, language and how this project runs it."""
-    if "script" not in hand:
+    name = script_of(hand, kind)
+    if name is None:
         return "", "", "the implementation's loader on"
-    path = envs.REPO / "matrix" / "repro" / hand["script"]
+    path = envs.REPO / "matrix" / "repro" / name
     text = path.read_text("utf-8")
     language, runner = _LANGUAGES.get(path.suffix, ("python", "python"))
     return text, language, f"{runner} {path.name}"
@@ -259,6 +275,17 @@ def _section(
         shown += f" and {len(ids) - _SHOWN_CASES} more"
     rules = sorted({r for c in finding.cases for r in c["rules"]})
     fix = hand.get("fix", {}).get(finding.kind.key)
+    own = hand.get("scripts", {}).get(finding.kind.key)
+    text, language, run = _script(hand, finding.kind.key) if own else ("", "", run)
+    # a finding that needs a measurement has a reproducer of its own
+    script = [
+        f"`{own}` shows this one by itself:",
+        "",
+        f"```{language}",
+        text.rstrip(),
+        "```",
+        "",
+    ]
     return [
         f"## {number}. It {finding.kind.title}",
         "",
@@ -274,6 +301,7 @@ def _section(
         "",
         *_file_block(smallest),
         "",
+        *(script if own else []),
         "```sh",
         f"{run} {smallest['id']}.safetensors",
         "```",

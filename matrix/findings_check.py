@@ -23,7 +23,7 @@ import tomllib
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
-from matrix.findings import DATA, Finding, findings_of
+from matrix.findings import DATA, Finding, findings_of, script_of
 from matrix.impls import IMPLS
 from matrix.render import load_results
 from stspec_corpus import materialise
@@ -108,12 +108,15 @@ def check(names: list[str]) -> int:
                     f"(python -m matrix setup --only {name})"
                 )
                 continue
-            script = envs.REPO / "matrix" / "repro" / hand["script"]
             for finding in findings_of(
                 result, manifest, hand.get("not_the_library", {})
             ):
                 if finding.kind.key == "hang":
                     continue
+                kind = finding.kind.key
+                script = envs.REPO / "matrix" / "repro" / str(script_of(hand, kind))
+                # a reproducer of its own sets the allowance it measures against
+                limited = kind == "resource" and kind not in hand.get("scripts", {})
                 case = finding.cases[0]
                 file = materialise(case["id"], tmp)
                 command, env = _command(name, script, file)
@@ -124,9 +127,7 @@ def check(names: list[str]) -> int:
                     env=env,
                     timeout=_TIMEOUT_S,
                     check=False,
-                    preexec_fn=_limiter(memory_limit(name))
-                    if finding.kind.key == "resource"
-                    else None,
+                    preexec_fn=_limiter(memory_limit(name)) if limited else None,
                 )
                 ok, said = _verdict(finding, result["cases"][case["id"]], run)
                 failures += not ok

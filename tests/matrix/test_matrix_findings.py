@@ -83,6 +83,9 @@ def test_every_report_names_an_existing_reproducer() -> None:
         assert (REPO / "matrix" / "repro" / hand["script"]).is_file(), name
         for more in hand.get("more", []):
             assert (REPO / "matrix" / "repro" / more).is_file(), (name, more)
+        for kind, own in hand.get("scripts", {}).items():
+            assert kind in {k.key for k in findings.KINDS}, (name, kind)
+            assert (REPO / "matrix" / "repro" / own).is_file(), (name, own)
         assert set(hand.get("fix", {})) <= {k.key for k in findings.KINDS}, name
 
 
@@ -156,3 +159,21 @@ def test_a_torch_reproducer_gets_room_for_torch_but_not_for_the_claim() -> None:
     assert findings_check.memory_limit("stsw") == 1 << 30
     room = findings_check.memory_limit("runai-model-streamer") - int(3.2 * (1 << 30))
     assert 0 < room < 4 << 30  # n_prefix_n_2pow32 asks for 4 GiB more
+
+
+def test_a_kind_with_its_own_reproducer_uses_it() -> None:
+    hand = {"script": "open.py", "scripts": {"resource": "allocates.py"}}
+    assert findings.script_of(hand, "resource") == "allocates.py"
+    assert findings.script_of(hand, "crash") == "open.py"
+    assert findings.script_of({}, "crash") is None
+
+
+def test_a_report_shows_the_own_reproducer_in_its_finding() -> None:
+    hands = tomllib.loads(findings.DATA.read_text("utf-8"))
+    named = {n: h for n, h in hands.items() if "scripts" in h}
+    assert named
+    for name in named:
+        text = (REPO / "results" / "findings" / f"{name}.md").read_text("utf-8")
+        for own in named[name]["scripts"].values():
+            assert f"`{own}` shows this one by itself" in text, (name, own)
+            assert f"{own} n_" in text, (name, own)

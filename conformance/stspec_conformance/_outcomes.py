@@ -4,7 +4,10 @@ A test says what the implementation did by appending one user property,
 ``("stspec_outcome", CLASS)``, to its item; the controller reads it from the
 test report (it travels through xdist), so scores and reports count
 outcomes, not just passes and failures.  The last recorded outcome of a test
-wins (a property test records one per example; the failing one is last).
+wins (a property test records one per example; the failing one is last),
+except for a test that passed with examples of different outcomes: it has
+no single outcome, so what it reports does not depend on which example
+happened to run last.
 
 ``resource`` is a failure that is not a wrong verdict: the implementation ran
 past its CPU-time or memory allowance.  ``not-applicable`` is a skip whose
@@ -74,13 +77,21 @@ def broke(node: pytest.Item | None, *rules: str) -> None:
         node.user_properties.append((BROKEN_PROPERTY, " ".join(rules)))
 
 
-def outcome_of(properties: Iterable[tuple[str, object]]) -> OutcomeClass | None:
-    """The last outcome recorded in a report's ``user_properties``, or None."""
-    found: OutcomeClass | None = None
-    for key, value in properties:
-        if key == PROPERTY and value in OUTCOMES:
-            found = value
-    return found
+def outcome_of(
+    properties: Iterable[tuple[str, object]], *, passed: bool = False
+) -> OutcomeClass | None:
+    """The last outcome recorded in a report's ``user_properties``, or None.
+
+    ``passed``: the test passed.  A passing test whose examples came out
+    differently (a tolerated file one example accepts and another rejects)
+    gives None: any one of them would be an accident of example order.
+    """
+    found: list[OutcomeClass] = [
+        value for key, value in properties if key == PROPERTY and value in OUTCOMES
+    ]
+    if not found or (passed and len(set(found)) > 1):
+        return None
+    return found[-1]
 
 
 def not_applicable(reason: str, node: pytest.Item | None = None) -> NoReturn:

@@ -59,7 +59,9 @@ def record_report(state: SuiteState, report: pytest.TestReport) -> None:
     broken = props.get(_outcomes.BROKEN_PROPERTY)
     if broken:  # a test of several rules said which one the failure broke
         record.rules = tuple(str(broken).split())
-    outcome = _outcomes.outcome_of(report.user_properties) or props.get("outcome")
+    passed = report.when == "call" and report.passed
+    found = _outcomes.outcome_of(report.user_properties, passed=passed)
+    outcome = found or props.get("outcome")
     record.outcome = str(outcome or record.outcome)
     rule = props.get("reported_rule", record.reported_rule)
     record.reported_rule = None if rule is None else str(rule)

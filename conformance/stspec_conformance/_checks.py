@@ -193,17 +193,29 @@ def memory_mode(path: Path) -> MemoryMode:
 def within_memory(
     case: Mapping[str, Any], path: Path, outcome: Outcome, *, budget: int
 ) -> None:
-    """Fail as ``resource`` when a load used more memory than the file allows."""
+    """Fail as ``resource`` when a load used more memory than the file allows.
+
+    A crash or a hang stays what it is: a reader that panics after a large
+    allocation crashed (the excess is named in the message); ``resource`` is
+    an allocation that failed or a load that answered but took too much.
+    """
     if outcome.status == "resource":
         _hard(case, path, outcome)
-    if outcome.peak_memory is None:
-        return
     limit = outcome.memory_allowance or memory_allowance(path, budget)
-    if outcome.peak_memory > limit:
+    over = outcome.peak_memory is not None and outcome.peak_memory > limit
+    excess = (
+        f"used {(outcome.peak_memory or 0) / MIB:.1f} MiB (peak) for a "
+        f"file of {os.stat(path).st_size} bytes; the allowance is "
+        f"{limit / MIB:.1f} MiB (from the file's length, see --memory-budget"
+    )
+    if over and outcome.status in {"crashed", "hung"}:
+        pytest.fail(
+            f"{outcome.status} on {case['id']} (it {excess})): "
+            f"{outcome.describe()}{_about(case, path)}",
+            pytrace=False,
+        )
+    if over:
         _outcomes.resource_failure(
-            f"used {outcome.peak_memory / MIB:.1f} MiB (peak) for a "
-            f"file of {os.stat(path).st_size} bytes; the allowance is "
-            f"{limit / MIB:.1f} MiB (from the file's length, see "
-            f"--memory-budget; outcome: {outcome.describe()}){_about(case, path)}",
+            f"{excess}; outcome: {outcome.describe()}){_about(case, path)}",
             _item(outcome),
         )

@@ -78,3 +78,24 @@ def test_an_allocator_that_refuses_with_an_ordinary_error_is_a_resource_failure(
     assert entry["outcome"] == "resource", entry
     assert "an allocation failed under the memory allowance" in entry["message"], entry
     assert run.results[MODEST] == "passed", run.results
+
+
+def test_a_crash_after_a_large_buffer_is_a_crash_that_names_the_excess(
+    tmp_path: Path,
+) -> None:
+    # An IndexError is not an allocation failure: a panic just over the
+    # allowance is reported as the crash it is, with the memory it took.
+    run = run_suite(
+        f"cmd:{sys.executable} {IMPLS / 'cmd_reader.py'} "
+        "--on=n_prefix_n_2pow32.safetensors:shared-then-crash",
+        "-k",
+        CLAIMS,
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    entry = run.test(HOSTILE)
+    assert entry["outcome"] == "crashed", entry
+    assert entry["message"].startswith("crashed on n_prefix_n_2pow32 (it used "), entry
+    assert "): crashed (exit status 1)" in entry["message"], entry
+    assert "(peak) for a file of 10 bytes" in entry["message"], entry
+    assert run.results[MODEST] == "passed", run.results

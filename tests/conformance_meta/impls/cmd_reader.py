@@ -9,7 +9,7 @@ validator); ``--no-f64`` rejects F64 tensors and ``--declare-no-f64`` says so
 in ``--describe``; ``--exit0`` exits 0 after every answer, a rejection too
 (inconsistent); ``--on=SUFFIX:ACTION`` misbehaves on files whose name ends
 with SUFFIX (ACTION: ``kill9``, ``sleep``, ``spin``, ``exit3``, ``alloc``,
-``shared``, ``traceback``).
+``shared``, ``shared-then-crash``, ``traceback``).
 """
 
 from __future__ import annotations
@@ -83,6 +83,9 @@ def misbehave(action: str) -> None:
     if action == "shared":
         claim_shared_memory(sys.argv[-1])
         return
+    if action == "shared-then-crash":  # over the allowance, then a bug of another kind
+        claim_shared_memory(sys.argv[-1])
+        raise IndexError("a bug after a large buffer, not an allocation failure")
     raise RuntimeError("a bug, not a rejection")  # exit 1 with a traceback
 
 

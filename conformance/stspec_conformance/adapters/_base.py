@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 import stspec
 from stspec_conformance._capabilities import Capabilities
+from stspec_conformance._limits import Limits
 from stspec_conformance._model import Content, Outcome, Status, TensorDigest
 
 if TYPE_CHECKING:
@@ -171,10 +172,14 @@ def status_of(
 
 
 @contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`Hang` in this thread after ``seconds`` (main thread only).
+def time_limit(seconds: float, *, wall: float | None = None) -> Iterator[None]:
+    """Raise :class:`Hang` in this thread past ``seconds`` of CPU time (main thread).
 
-    Uses ``SIGALRM``; where that is unavailable (another thread, Windows) the
+    The limit is the process's CPU time (``ITIMER_PROF``), so a loaded machine
+    makes a reader slower without making it hang; a reader that waits without
+    computing (a sleep, a lock) is stopped by the wall-clock backstop
+    ``wall`` (default: ``max(--wall-timeout default, 2 x seconds)``, as for a
+    command).  Where timers are unavailable (another thread, Windows) the
     block runs without a limit.
     """
     usable = (
@@ -185,17 +190,26 @@ def time_limit(seconds: float) -> Iterator[None]:
     if not usable:
         yield
         return
+    backstop = wall if wall is not None else max(Limits().wall_seconds, 2 * seconds)
 
-    def on_alarm(_signum: int, _frame: FrameType | None) -> None:
-        raise Hang(f"no answer within {seconds:g} s")
+    def on_timer(signum: int, _frame: FrameType | None) -> None:
+        if signum == signal.SIGPROF:
+            raise Hang(f"used more than {seconds:g} s of CPU time")
+        raise Hang(f"no answer within {backstop:g} s of wall-clock time")
 
-    previous = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    previous = (
+        signal.signal(signal.SIGPROF, on_timer),
+        signal.signal(signal.SIGALRM, on_timer),
+    )
+    signal.setitimer(signal.ITIMER_PROF, seconds)
+    signal.setitimer(signal.ITIMER_REAL, backstop)
     try:
         yield
     finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        signal.signal(signal.SIGPROF, previous[0])
+        signal.signal(signal.SIGALRM, previous[1])
 
 
 class InProcessAdapter(Adapter):

@@ -99,3 +99,22 @@ def test_a_crash_after_a_large_buffer_is_a_crash_that_names_the_excess(
     assert "): crashed (exit status 1)" in entry["message"], entry
     assert "(peak) for a file of 10 bytes" in entry["message"], entry
     assert run.results[MODEST] == "passed", run.results
+
+
+def test_an_allocation_failure_after_a_large_buffer_is_a_resource_failure(
+    tmp_path: Path,
+) -> None:
+    # The same peak, but the program dies saying an allocation failed (Rust's
+    # words, then abort): that is running out of memory, not a crash.
+    run = run_suite(
+        f"cmd:{sys.executable} {IMPLS / 'cmd_reader.py'} "
+        "--on=n_prefix_n_2pow32.safetensors:shared-then-oom",
+        "-k",
+        CLAIMS,
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    entry = run.test(HOSTILE)
+    assert entry["outcome"] == "resource", entry
+    assert "memory allocation of 4294967296 bytes failed" in entry["message"], entry
+    assert run.results[MODEST] == "passed", run.results

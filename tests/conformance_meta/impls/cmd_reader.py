@@ -9,7 +9,7 @@ validator); ``--no-f64`` rejects F64 tensors and ``--declare-no-f64`` says so
 in ``--describe``; ``--exit0`` exits 0 after every answer, a rejection too
 (inconsistent); ``--on=SUFFIX:ACTION`` misbehaves on files whose name ends
 with SUFFIX (ACTION: ``kill9``, ``sleep``, ``spin``, ``exit3``, ``alloc``,
-``shared``, ``shared-then-crash``, ``traceback``).
+``shared``, ``shared-then-crash``, ``shared-then-oom``, ``traceback``).
 """
 
 from __future__ import annotations
@@ -86,6 +86,11 @@ def misbehave(action: str) -> None:
     if action == "shared-then-crash":  # over the allowance, then a bug of another kind
         claim_shared_memory(sys.argv[-1])
         raise IndexError("a bug after a large buffer, not an allocation failure")
+    if action == "shared-then-oom":  # over the allowance, then Rust's words on abort
+        claim_shared_memory(sys.argv[-1])
+        sys.stderr.write("memory allocation of 4294967296 bytes failed\n")
+        sys.stderr.flush()
+        os.abort()
     raise RuntimeError("a bug, not a rejection")  # exit 1 with a traceback
 
 

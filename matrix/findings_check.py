@@ -120,16 +120,21 @@ def check(names: list[str]) -> int:
                 case = finding.cases[0]
                 file = materialise(case["id"], tmp)
                 command, env = _command(name, script, file)
-                run = subprocess.run(  # noqa: S603 - our own scripts
-                    command,
-                    capture_output=True,
-                    text=True,
-                    env=env,
-                    timeout=_TIMEOUT_S,
-                    check=False,
-                    preexec_fn=_limiter(memory_limit(name)) if limited else None,
-                )
-                ok, said = _verdict(finding, result["cases"][case["id"]], run)
+                try:
+                    run = subprocess.run(  # noqa: S603 - our own scripts
+                        command,
+                        capture_output=True,
+                        text=True,
+                        env=env,
+                        timeout=_TIMEOUT_S,
+                        check=False,
+                        preexec_fn=_limiter(memory_limit(name)) if limited else None,
+                    )
+                except subprocess.TimeoutExpired:
+                    # said, not raised: the other findings are still checked
+                    ok, said = False, f"no answer within {_TIMEOUT_S} s"
+                else:
+                    ok, said = _verdict(finding, result["cases"][case["id"]], run)
                 failures += not ok
                 mark = "reproduces" if ok else "DOES NOT REPRODUCE"
                 print(f"{name} {finding.kind.key} {case['id']}: {mark}: {said[:160]}")

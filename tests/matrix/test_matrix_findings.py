@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from matrix import findings, findings_check
+from matrix import envs, findings, findings_check
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -177,3 +177,17 @@ def test_a_report_shows_the_own_reproducer_in_its_finding() -> None:
         for own in named[name]["scripts"].values():
             assert f"`{own}` shows this one by itself" in text, (name, own)
             assert f"{own} n_" in text, (name, own)
+
+
+def test_a_reproducer_that_times_out_is_reported_and_the_rest_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def no_answer(argv: list[str], **_: object) -> None:
+        raise subprocess.TimeoutExpired(argv, 120)
+
+    monkeypatch.setattr(envs, "env_dir", lambda _name: tmp_path)
+    monkeypatch.setattr(subprocess, "run", no_answer)
+    failed = findings_check.check(["djl"])
+    lines = capsys.readouterr().out.splitlines()
+    assert failed == len(lines) > 1
+    assert all("DOES NOT REPRODUCE: no answer within 120 s" in line for line in lines)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import resource
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _suite_runner import run_suite
@@ -80,25 +81,33 @@ def test_an_allocator_that_refuses_with_an_ordinary_error_is_a_resource_failure(
     assert run.results[MODEST] == "passed", run.results
 
 
-def test_a_crash_after_a_large_buffer_is_a_crash_that_names_the_excess(
-    tmp_path: Path,
-) -> None:
-    # An IndexError is not an allocation failure: a panic just over the
-    # allowance is reported as the crash it is, with the memory it took.
+def _hostile_entry(action: str, tmp_path: Path) -> dict[str, Any]:
+    """The 4 GiB claim's entry when the command does ACTION on it.
+
+    The run fails, and the modest claim beside it still passes.
+    """
     run = run_suite(
         f"cmd:{sys.executable} {IMPLS / 'cmd_reader.py'} "
-        "--on=n_prefix_n_2pow32.safetensors:shared-then-crash",
+        f"--on=n_prefix_n_2pow32.safetensors:{action}",
         "-k",
         CLAIMS,
         tmp_path=tmp_path,
     )
     assert run.returncode == 1, run.output[-3000:]
-    entry = run.test(HOSTILE)
+    assert run.results[MODEST] == "passed", run.results
+    return run.test(HOSTILE)
+
+
+def test_a_crash_after_a_large_buffer_is_a_crash_that_names_the_excess(
+    tmp_path: Path,
+) -> None:
+    # An IndexError is not an allocation failure: a panic just over the
+    # allowance is reported as the crash it is, with the memory it took.
+    entry = _hostile_entry("shared-then-crash", tmp_path)
     assert entry["outcome"] == "crashed", entry
     assert entry["message"].startswith("crashed on n_prefix_n_2pow32 (it used "), entry
     assert "): crashed (exit status 1)" in entry["message"], entry
     assert "(peak) for a file of 10 bytes" in entry["message"], entry
-    assert run.results[MODEST] == "passed", run.results
 
 
 def test_an_allocation_failure_after_a_large_buffer_is_a_resource_failure(
@@ -106,15 +115,6 @@ def test_an_allocation_failure_after_a_large_buffer_is_a_resource_failure(
 ) -> None:
     # The same peak, but the program dies saying an allocation failed (Rust's
     # words, then abort): that is running out of memory, not a crash.
-    run = run_suite(
-        f"cmd:{sys.executable} {IMPLS / 'cmd_reader.py'} "
-        "--on=n_prefix_n_2pow32.safetensors:shared-then-oom",
-        "-k",
-        CLAIMS,
-        tmp_path=tmp_path,
-    )
-    assert run.returncode == 1, run.output[-3000:]
-    entry = run.test(HOSTILE)
+    entry = _hostile_entry("shared-then-oom", tmp_path)
     assert entry["outcome"] == "resource", entry
     assert "memory allocation of 4294967296 bytes failed" in entry["message"], entry
-    assert run.results[MODEST] == "passed", run.results

@@ -29,11 +29,13 @@ Describe: ``PROGRAM ARGS... --describe``: exit 0 + ``{"protocol": 2, "name":
 
 Limits: ``RLIMIT_CPU`` (hangs are judged by CPU time), ``RLIMIT_DATA`` (what
 the process really allocates; read-only ``mmap`` of the file is free, unlike
-under ``RLIMIT_AS``), both from :class:`stspec_conformance._limits.Limits`.
+under ``RLIMIT_AS``), both from :class:`stspec_conformance._limits.Limits`,
+set by ``prlimit`` or a ``preexec_fn`` (:mod:`._launch`).
 The peak resident memory of each run (``wait4``'s ``ru_maxrss``) above the
 runtime's own (its peak loading a minimal valid file) is reported as
 ``peak_memory`` and judged against the file's allowance like an in-process
-run's.  A forked child starts with the suite's pages counted in its peak, so a
+run's.  A child starts with the suite's pages counted in its peak (Linux
+counts them whether it was forked or vforked), so a
 peak no higher than the suite's own is unknown, never judged.
 """
 
@@ -65,6 +67,7 @@ from stspec_conformance._model import (
 )
 from stspec_conformance.adapters._base import Adapter, MemoryMode, RawTensors
 from stspec_conformance.adapters._capture import collect, exited, stdout_cap
+from stspec_conformance.adapters._launch import Launch, launch
 from stspec_conformance.adapters._process import (
     OUT_OF_MEMORY,
     become_subreaper,
@@ -77,7 +80,7 @@ from stspec_conformance.adapters._process import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Mapping
 
 __all__ = ["CommandAdapter", "parse_answer", "stderr_tail"]
 
@@ -137,22 +140,6 @@ class _Reaped(subprocess.Popen[bytes]):
         if pid == self.pid:
             self.max_rss_kib = usage.ru_maxrss
         return pid, status
-
-
-def _preexec(cpu_seconds: int | None, data_bytes: int | None) -> Callable[[], None]:
-    def apply() -> None:  # in the child between fork and exec: no allocation-heavy work
-        import resource  # noqa: PLC0415 - POSIX only
-
-        if cpu_seconds is not None:
-            # SIGXCPU at the soft limit, SIGKILL at the hard one.
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 2))
-        if data_bytes is not None:
-            with contextlib.suppress(ValueError, OSError):
-                resource.setrlimit(resource.RLIMIT_DATA, (data_bytes, data_bytes))
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-
-    return apply
 
 
 def _children_cpu() -> float:
@@ -233,19 +220,21 @@ class CommandAdapter(Adapter):
         data = (
             None if self.memory_limit is None else self.memory_limit + allowance.memory
         )
-        preexec = (
-            None if sys.platform == "win32" else _preexec(allowance.cpu_rlimit(), data)
+        start = (
+            Launch(argv, None)
+            if sys.platform == "win32"
+            else launch(argv, allowance.cpu_rlimit(), data)
         )
         cpu_before = _children_cpu()
         started = time.perf_counter()
         before = children(os.getpid())
         killed: list[str] = []
         with _Reaped(  # running the implementation is the point
-            argv,
+            start.argv,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=preexec,  # only setrlimit calls: safe between fork and exec
+            preexec_fn=start.preexec,  # only setrlimit: safe between fork and exec
             start_new_session=True,
             cwd=self.cwd,
             env=environment(),

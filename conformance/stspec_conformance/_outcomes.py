@@ -7,7 +7,11 @@ outcomes, not just passes and failures.  The last recorded outcome of a test
 wins (a property test records one per example; the failing one is last),
 except for a test that passed with examples of different outcomes: it has
 no single outcome, so what it reports does not depend on which example
-happened to run last.
+happened to run last.  A property test marks where each example starts
+(:func:`start_example`), so a failing one is judged by its last example
+alone: the replay of the failure hypothesis makes last, which may record
+nothing (the suite's own encoder failing first) and then shows no outcome
+rather than an earlier example's.
 
 ``resource`` is a failure that is not a wrong verdict: the implementation ran
 past its CPU-time or memory allowance.  ``not-applicable`` is a skip whose
@@ -27,16 +31,19 @@ if TYPE_CHECKING:
 __all__ = [
     "BROKEN_PROPERTY",
     "CRASH_PROPERTY",
+    "EXAMPLE_PROPERTY",
     "NOT_APPLICABLE",
     "OUTCOMES",
     "PROPERTY",
     "OutcomeClass",
     "broke",
     "is_not_applicable",
+    "last_example",
     "not_applicable",
     "outcome_of",
     "record",
     "resource_failure",
+    "start_example",
 ]
 
 OutcomeClass = Literal[
@@ -57,6 +64,8 @@ CRASH_PROPERTY: Final = "stspec_crash"
 NOT_APPLICABLE: Final = "not applicable: "
 # For a test that checks several rules: the ones a failure broke (space-separated).
 BROKEN_PROPERTY: Final = "stspec_broken"
+# Where an example of a property test starts (the value is unused).
+EXAMPLE_PROPERTY: Final = "stspec_example"
 
 
 def record(node: pytest.Item | None, outcome: OutcomeClass, *, crash: str = "") -> None:
@@ -69,6 +78,21 @@ def record(node: pytest.Item | None, outcome: OutcomeClass, *, crash: str = "") 
     node.user_properties.append((PROPERTY, outcome))
     if crash and outcome == "crashed":
         node.user_properties.append((CRASH_PROPERTY, crash))
+
+
+def start_example(node: pytest.Item | None) -> None:
+    """Mark the start of one example of a property test (call it first)."""
+    if node is not None:
+        node.user_properties.append((EXAMPLE_PROPERTY, ""))
+
+
+def last_example(
+    properties: Iterable[tuple[str, object]],
+) -> list[tuple[str, object]]:
+    """The properties recorded since the last example started (all, if none did)."""
+    found = list(properties)
+    starts = [i for i, (key, _) in enumerate(found) if key == EXAMPLE_PROPERTY]
+    return found[starts[-1] + 1 :] if starts else found
 
 
 def broke(node: pytest.Item | None, *rules: str) -> None:
@@ -84,8 +108,12 @@ def outcome_of(
 
     ``passed``: the test passed.  A passing test whose examples came out
     differently (a tolerated file one example accepts and another rejects)
-    gives None: any one of them would be an accident of example order.
+    gives None: any one of them would be an accident of example order.  A
+    failing property test gives its last example's outcome, or None when
+    that example recorded none.
     """
+    if not passed:
+        properties = last_example(properties)
     found: list[OutcomeClass] = [
         value for key, value in properties if key == PROPERTY and value in OUTCOMES
     ]

@@ -56,18 +56,20 @@ def record_report(state: SuiteState, report: pytest.TestReport) -> None:
         rules = tuple(str(props.get("rules", "")).split())
         record = Record(report.nodeid, name, str(group), case_of(name), rules)
         state.records[report.nodeid] = record
-    broken = props.get(_outcomes.BROKEN_PROPERTY)
+    passed = report.when == "call" and report.passed
+    # what a failing property test's last example (the failure) recorded
+    latest = props if passed else dict(_outcomes.last_example(report.user_properties))
+    broken = latest.get(_outcomes.BROKEN_PROPERTY)
     if broken:  # a test of several rules said which one the failure broke
         record.rules = tuple(str(broken).split())
-    passed = report.when == "call" and report.passed
     found = _outcomes.outcome_of(report.user_properties, passed=passed)
     outcome = found or props.get("outcome")
     record.outcome = str(outcome or record.outcome)
     rule = props.get("reported_rule", record.reported_rule)
     record.reported_rule = None if rule is None else str(rule)
     record.detail = str(props.get("message", record.detail))
-    record.expects = str(props.get(EXPECTS_PROPERTY, record.expects))
-    record.differs = str(props.get(DIFFERS_PROPERTY, record.differs))
+    record.expects = str(latest.get(EXPECTS_PROPERTY, record.expects))
+    record.differs = str(latest.get(DIFFERS_PROPERTY, record.differs))
     result = _result_of(report)
     if result is not None and _RANK[result] >= _RANK[record.result]:
         message = _failure_line(report) if result != "passed" else ""

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
 
+import stspec_conformance
 from stspec_conformance import _outcomes
 from stspec_conformance._collect import GROUP_PROPERTY
 from stspec_conformance._results import record_report
@@ -105,3 +108,75 @@ def test_the_record_does_not_depend_on_example_order(
     (record,) = state.records.values()
     assert record.outcome == recorded
     assert record.result == outcome
+
+
+def _example(*found: str) -> list[tuple[str, object]]:
+    return [("stspec_example", ""), *(("stspec_outcome", value) for value in found)]
+
+
+def test_a_failing_property_test_is_judged_by_its_last_example() -> None:
+    earlier = _example("accepted") + _example("rejected")
+    assert _outcomes.outcome_of(earlier + _example("crashed")) == "crashed"
+    # the replay of the failure recorded nothing: no earlier example stands in
+    assert _outcomes.outcome_of(earlier + _example()) is None
+    # passing, the examples together decide (mixed: none)
+    assert _outcomes.outcome_of(earlier + _example(), passed=True) is None
+    assert _outcomes.last_example([("rules", "X"), ("stspec_outcome", "hung")]) == [
+        ("rules", "X"),
+        ("stspec_outcome", "hung"),
+    ]
+
+
+def test_start_example_marks_the_item() -> None:
+    item = _Item()
+    _outcomes.start_example(item)  # type: ignore[arg-type]
+    _outcomes.record(item, "accepted")  # type: ignore[arg-type]
+    _outcomes.start_example(None)
+    assert _outcomes.last_example(item.user_properties) == [
+        ("stspec_outcome", "accepted")
+    ]
+
+
+def test_an_earlier_examples_details_do_not_describe_the_failure() -> None:
+    properties: list[tuple[str, object]] = [(GROUP_PROPERTY, "properties")]
+    properties += [*_example("rejected"), ("stspec_expects", "accept")]
+    properties += [(_outcomes.BROKEN_PROPERTY, "WRITE-VALID")]
+    properties += _example()  # the failing replay: the encoder raised first
+    report = pytest.TestReport(
+        "conformance/tests/test_properties.py::test_reference_written_file_loads_equal",
+        ("conformance/tests/test_properties.py", 1, "test_x"),
+        {},
+        "failed",
+        "ValueError: the suite's encoder",
+        "call",
+        user_properties=properties,
+    )
+    state = _State()
+    record_report(state, report)  # type: ignore[arg-type]
+    (record,) = state.records.values()
+    assert record.result == "failed"
+    assert record.outcome == ""
+    assert record.expects == ""
+    assert record.rules == ()
+
+
+def test_every_property_test_of_the_suite_marks_its_examples() -> None:
+    tests = Path(stspec_conformance.__file__).parent / "tests"
+    bodies = []
+    for path in sorted(tests.glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            if not any(_is_given(d) for d in node.decorator_list):
+                continue
+            body = node.body[1:] if ast.get_docstring(node) else node.body
+            first = ast.unparse(body[0])
+            bodies.append((path.name, node.name, first))
+    assert len(bodies) >= 6
+    unmarked = [b for b in bodies if b[2] != "_outcomes.start_example(request.node)"]
+    assert unmarked == []
+
+
+def _is_given(decorator: ast.expr) -> bool:
+    call = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return isinstance(call, ast.Name) and call.id == "given"

@@ -19,7 +19,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import stspec
-from stspec_conformance import _props
+from stspec_conformance import _outcomes, _props
 from stspec_conformance import strategies as sts
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ def test_valid_file_loads_exactly(
     @given(case=st.one_of(declared, declared, anything))
     @example(case=edge)  # so every run has CR LF, NFC/NFD keys, rank-6 empties
     def check(case: sts.ValidFile) -> None:
+        _outcomes.start_example(request.node)
         undeclared = {t[0] for t in case.tensors.values()} - caps.read_dtypes
         _props.check_loads(
             suite.adapter,
@@ -71,6 +72,7 @@ def test_reference_written_file_loads_equal(
     def check(
         tensors: dict[str, sts.RawTensor], metadata: dict[str, str] | None
     ) -> None:
+        _outcomes.start_example(request.node)
         written = stspec.serialize(tensors, metadata)
         _props.check_loads(
             suite.adapter,
@@ -99,6 +101,7 @@ def test_tolerated_variant(
         )
     )
     def check(case: sts.ValidFile) -> None:
+        _outcomes.start_example(request.node)
         _props.check_loads(
             suite.adapter,
             case.data,

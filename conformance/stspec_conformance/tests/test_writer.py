@@ -205,6 +205,7 @@ def test_writer_output_valid_and_equal(
     def check(
         tensors: dict[str, sts.RawTensor], metadata: dict[str, str] | None
     ) -> None:
+        _outcomes.start_example(request.node)
         assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
         path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
         _valid_and_equal(path, tensors, metadata, request.node)
@@ -236,6 +237,7 @@ def test_writer_output_canonical(
     def check(
         tensors: dict[str, sts.RawTensor], metadata: dict[str, str] | None
     ) -> None:
+        _outcomes.start_example(request.node)
         assume(tensors or metadata != {})  # test_writer_empty_metadata_without_tensors
         path = _save(writer, scratch, tensors, metadata, suite.timeout, request.node)
         _canonical(path, tensors, metadata, request.node)
@@ -260,6 +262,7 @@ def test_writer_metadata_keys_sorted(
     request: pytest.FixtureRequest,
 ) -> None:
     """Several ``__metadata__`` keys: sorted, escaped as specified, canonical bytes."""
+    _outcomes.start_example(request.node)
     tensors = {"t": ("U8", (1,), b"\x01")}
     path = _save(
         canonical_writer, scratch, tensors, metadata, suite.timeout, request.node

@@ -40,6 +40,8 @@ def _pytest(tmp_path: Path, *options: str) -> subprocess.CompletedProcess[str]:
             str(ROOT / "pyproject.toml"),
             "--rootdir",
             str(tmp_path),
+            "-p",
+            "no:xdist",
             "-q",
             *options,
             str(tmp_path / "test_params.py"),

@@ -96,8 +96,9 @@ DESCRIBE_SECONDS: Final = 20.0
 _BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
 # bytes of a non-protocol stdout quoted in a crash message
 STDOUT_SHOWN: Final = 200
-# A child's peak below the suite's own peak plus this is not its own: between
-# fork and exec it holds a copy of the suite's pages (and allocates a little).
+# A child's peak below the suite's own peak plus this is not its own: until it
+# execs, Linux counts the suite's pages in it, forked or vforked (and it
+# allocates a little).
 _FORK_MARGIN: Final = 16 * 1024 * 1024
 
 

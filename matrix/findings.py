@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 from matrix import envs
 from matrix.badges import SITE
 from matrix.impls import LAYERS
-from matrix.render import load_results
+from matrix.render_data import load_results
 from stspec.rules import RULES_BY_ID
 
 if TYPE_CHECKING:

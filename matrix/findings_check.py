@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 from matrix import envs
 from matrix.findings import DATA, Finding, findings_of, script_of
 from matrix.impls import IMPLS
-from matrix.render import load_results
+from matrix.render_data import load_results
 from stspec_corpus import materialise
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """One implementation's score, as a reader-chooser reads it in thirty seconds.
 
-The numbers come from the per-case outcome classes of :mod:`matrix.render`
+The numbers come from the per-case outcome classes of :mod:`matrix.render_data`
 (so the score table, the grid and the badges can never disagree): valid files
 read right, invalid files rejected, crashes and hangs, the parser
 differentials the implementation takes part in, and the other tests passed.

@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from matrix import notes, render
+from matrix import notes, render_data, render_html, render_md
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -51,7 +51,7 @@ why = "the wrapper no longer decides"
 
 
 def test_the_committed_notes_explain_every_changed_outcome() -> None:
-    found = notes.problems(notes.load(), render.load_results(REPO / "results"))
+    found = notes.problems(notes.load(), render_data.load_results(REPO / "results"))
     assert found == []
 
 
@@ -122,14 +122,14 @@ def test_a_note_on_an_implementation_without_a_previous_run_is_found(
 def test_the_pages_show_each_change(tmp_path: Path) -> None:
     explained = _notes(tmp_path, NOTE % "accepted/fail")
     results = [_run("x", NEW)]
-    table = render.render_markdown(results, [], changes=explained)
+    table = render_md.render_markdown(results, [], changes=explained)
     assert "## Changes since the previous published run" in table
     row = "| x | `n_bomb` | rejected/pass | accepted/fail | JSON-DEPTH | the wrapper"
     assert row in table
-    page = render.render_html(results, [], changes=explained)
+    page = render_html.render_html(results, [], changes=explained)
     assert "<td class=id>n_bomb</td><td>rejected/pass</td>" in page
     # a note on an implementation not on the page is not shown
-    assert "n_bomb" not in render.render_markdown(
+    assert "n_bomb" not in render_md.render_markdown(
         [_run("z", NEW)], [], changes=explained
     )
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from matrix import probe, render
+from matrix import probe, render_diff, render_html, render_md
 from matrix.impls import by_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -61,7 +61,7 @@ def test_differentials_group_readers_and_name_the_worst_difference() -> None:
         _result("also-last", _answer(a=["F32", [1], None])),
         _result("strict", {"result": "rejected"}),
     ]
-    ((case, kind, groups),) = render.differentials(results)
+    ((case, kind, groups),) = render_diff.differentials(results)
     assert (case, kind) == ("n_x", "dtype")
     assert [names for names, _ in groups] == [
         ["first-wins"],
@@ -175,10 +175,12 @@ def test_a_differential_on_a_valid_file_names_the_group_that_loaded_it_right() -
         _result("right", _answer(a=["F32", [1], "aa"]), case="y_x"),
         _result("wrong", _answer(a=["U8", [1], "aa"]), case="y_x"),
     ]
-    text = render.render_markdown(results, [VALID_CASE])
+    text = render_md.render_markdown(results, [VALID_CASE])
     assert "  - right: 'a' F32[1] aa (as the valid file states)" in text
     assert "  - wrong: 'a' U8[1] aa\n" in text
-    assert "(as the valid file states)" in render.render_html(results, [VALID_CASE])
+    assert "(as the valid file states)" in render_html.render_html(
+        results, [VALID_CASE]
+    )
 
 
 def _probe_module() -> ModuleType:

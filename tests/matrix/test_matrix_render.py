@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
-from matrix import render
+from matrix import render, render_data, render_dump
 from matrix.impls import UNAVAILABLE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -49,13 +49,13 @@ def _result(name: str, cases: dict[str, dict[str, object]]) -> dict[str, object]
 def test_cell_class(
     verdict: str, entry: dict[str, object] | None, expected: str
 ) -> None:
-    assert render.cell_class(verdict, entry) == expected
+    assert render_data.cell_class(verdict, entry) == expected
 
 
 def test_bytes_show_the_header_as_text_and_mark_non_printables() -> None:
     header = b'{"a\x00":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}}\xff'
     data = len(header).to_bytes(8, "little") + header + b"\x07"
-    shown = render.dump_bytes(data)
+    shown = render_dump.dump_bytes(data)
     assert f"N={len(header)}" in shown
     assert "&quot;dtype&quot;:&quot;U8&quot;" in shown
     assert '<span class="np">&lt;00&gt;</span>' in shown
@@ -64,9 +64,9 @@ def test_bytes_show_the_header_as_text_and_mark_non_printables() -> None:
 
 
 def test_bytes_of_a_short_or_truncated_file() -> None:
-    assert "shorter than 8 bytes" in render.dump_bytes(b"\x01\x02")
+    assert "shorter than 8 bytes" in render_dump.dump_bytes(b"\x01\x02")
     claims_more = (100).to_bytes(8, "little") + b"{}"
-    assert "file is 10 bytes" in render.dump_bytes(claims_more)
+    assert "file is 10 bytes" in render_dump.dump_bytes(claims_more)
 
 
 @pytest.fixture
@@ -136,7 +136,7 @@ def test_pruned_view_groups_identical_outcomes(results_dir: Path) -> None:
     ],
 )  # fmt: skip
 def test_the_declaration_in_words(caps: dict[str, object], shown: str) -> None:
-    assert render._declaration(caps) == shown
+    assert render_data.declaration(caps) == shown
 
 
 def test_implementations_the_matrix_cannot_run_are_listed_with_why(
@@ -154,11 +154,11 @@ def test_implementations_the_matrix_cannot_run_are_listed_with_why(
 def test_a_case_run_only_on_request_is_a_column_only_when_run() -> None:
     cases = [{"id": "y_layout_dense_header_at_limit"}, {"id": "y_prefix_smallest_file"}]
     unrequested = [{"cases": {"y_prefix_smallest_file": {"outcome": "accepted"}}}]
-    assert render.ran(cases, unrequested) == [{"id": "y_prefix_smallest_file"}]
+    assert render_data.ran(cases, unrequested) == [{"id": "y_prefix_smallest_file"}]
     requested = [
         *unrequested,
         {"cases": {"y_layout_dense_header_at_limit": {"outcome": "accepted"}}},
     ]
-    assert render.ran(cases, requested) == cases
+    assert render_data.ran(cases, requested) == cases
     # any other case keeps its column, "no result" where a run did not reach it
-    assert render.ran(cases[1:], []) == cases[1:]
+    assert render_data.ran(cases[1:], []) == cases[1:]

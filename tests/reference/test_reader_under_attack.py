@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from stspec.reader.pipeline import check
 from stspec.rules import MAX_DEPTH, RULES_BY_ID
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 ENTRY = '{"dtype":"U8","shape":[1],"data_offsets":[0,1]}'
@@ -705,3 +707,57 @@ def test_data_offsets_of_the_wrong_types_are_counted_like_one_by_one() -> None:
     data = _entries(['["x"]'] * 120, '["a",1]')
     _, omitted = _capped_both(data, 100)
     assert omitted == {"OFFSETS-PAIR": 20, "SHAPE-ARRAY": 20}
+
+
+def _python_calls(data: bytes) -> int:
+    """How many Python-level function calls read() makes on ``data``.
+
+    A count, not a time: it is the same on a quiet or a loaded machine, so a
+    change that makes the reader call Python once per member cannot land
+    unseen.
+    """
+    with contextlib.suppress(stspec.SafetensorsError):
+        stspec.read(data)  # compiled patterns and caches are not the point
+    calls = 0
+
+    def count(_frame: object, event: str, _arg: object) -> None:
+        nonlocal calls
+        calls += event == "call"
+
+    sys.setprofile(count)
+    try:
+        stspec.read(data)
+    except stspec.SafetensorsError:
+        pass
+    finally:
+        sys.setprofile(None)
+    return calls
+
+
+def _unknown_members(count: int) -> bytes:
+    extra = ",".join(f'"k{i}":0' for i in range(count))
+    return file_of("{" + f'"t":{OPEN}{extra}}}' + "}", b"x")
+
+
+@pytest.mark.parametrize(
+    "family",
+    [
+        pytest.param(_unknown_members, id="unknown-members"),
+        pytest.param(
+            lambda n: file_of(
+                f'{{"{"n" * n}":{OPEN}'
+                + ",".join(f'"k{i}":0' for i in range(n))
+                + "}}",
+                b"x",
+            ),
+            id="long-name-and-unknown-members",
+        ),
+    ],
+)
+def test_an_entry_with_many_unknown_members_costs_no_call_per_member(
+    family: Callable[[int], bytes],
+) -> None:
+    # Tenfold the members may cost a few more calls per run of them taken
+    # in bulk, not one or more per member.
+    small, large = (_python_calls(family(n)) for n in (2_000, 20_000))
+    assert large - small < 2_000

@@ -844,6 +844,8 @@ def _sound_entry(state: FastScan, src: FastText, name: str, pos: int) -> int:
     reports it.
     """
     text = src.text
+    if not _one_flat_object(text, pos):
+        return -1
     try:
         pairs, end = _entry_decoder().raw_decode(text, pos)
     except (ValueError, RecursionError, _Doubt):
@@ -869,6 +871,26 @@ def _sound_entry(state: FastScan, src: FastText, name: str, pos: int) -> int:
     header.table.add(name, dtype, shape, begin, stop)
     header.where_kept.append(_offsets_value(text, pos, end) + 1)
     return end
+
+
+def _one_flat_object(text: str, pos: int) -> bool:
+    r"""Whether the object at ``pos`` may be a sound entry, judged cheaply.
+
+    A sound entry holds no object, no escaped quote and exactly three
+    members, so its first ``}`` is its end and three colons come before
+    it: with no ``\"``, an even count of quotes puts that ``}`` outside
+    any string.  Anything else is left to header.entry without being
+    decoded, so an entry with millions of unknown members costs one pass
+    of C searches here instead of a decode that calls Python per number.
+    """
+    close = text.find("}", pos)
+    return (
+        close > 0
+        and text.count(":", pos, close) == 3  # the three fields
+        and text.find("{", pos + 1, close) < 0
+        and text.find('\\"', pos, close) < 0
+        and not text.count('"', pos, close) & 1
+    )
 
 
 @cache

@@ -12,7 +12,9 @@ contents (not of git objects), so an uncommitted edit counts too:
              wrapper, and the helpers every wrapper shares (``wrappers/_*``)
 ``build``    the build script under ``matrix/build/``
 ``suite``    the conformance suite, the corpus and the reference it builds
-             expectations with (``conformance/``, ``corpus/``, ``reference/``)
+             expectations with (``conformance/``, ``corpus/``, ``reference/``),
+             less the reference's command-line auditor (``SUITE_EXCLUDED``):
+             the suite never imports it, so work on the command reruns nothing
 """
 
 from __future__ import annotations
@@ -31,14 +33,19 @@ if TYPE_CHECKING:
 
     from matrix.impls import Impl
 
-__all__ = ["SUITE_DIRS", "changed", "inputs"]
+__all__ = ["SUITE_DIRS", "SUITE_EXCLUDED", "changed", "inputs", "suite_digest"]
 
 SUITE_DIRS: Final = ("conformance", "corpus", "reference")
+# Parts of SUITE_DIRS that decide no verdict: the ``stspec`` command and its
+# entry point.  tests/matrix/test_matrix_inputs.py proves that nothing the
+# suite or the corpus imports reaches them.
+SUITE_EXCLUDED: Final = ("reference/stspec/audit", "reference/stspec/__main__.py")
 _WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
 _SKIPPED: Final = {"__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache"}
 
 
-def _files(path: Path) -> list[Path]:
+def _files(path: Path, excluded: Iterable[Path] = ()) -> list[Path]:
+    left_out = tuple(excluded)
     if path.is_file():
         return [path]
     if not path.is_dir():
@@ -49,13 +56,15 @@ def _files(path: Path) -> list[Path]:
         if p.is_file()
         and p.suffix != ".pyc"
         and not _SKIPPED.intersection(p.relative_to(path).parts)
+        and not any(p == out or p.is_relative_to(out) for out in left_out)
     )
 
 
-def _digest(paths: Iterable[Path]) -> str:
+def _digest(paths: Iterable[Path], excluded: Iterable[Path] = ()) -> str:
     digest = hashlib.sha256()
+    left_out = tuple(excluded)
     for path in paths:
-        for file in _files(path):
+        for file in _files(path, left_out):
             shown = (
                 file.relative_to(envs.REPO) if file.is_relative_to(envs.REPO) else file
             )
@@ -85,6 +94,14 @@ def _wrapper_paths(impl: Impl) -> list[Path]:
     return paths
 
 
+def suite_digest() -> str:
+    """The digest of what decides every row's verdicts: suite, corpus, reference."""
+    return _digest(
+        (envs.REPO / name for name in SUITE_DIRS),
+        (envs.REPO / name for name in SUITE_EXCLUDED),
+    )
+
+
 def inputs(impl: Impl) -> dict[str, str]:
     """The digests of what a run of ``impl`` depends on."""
     build = [envs.REPO / "matrix" / "build" / impl.build] if impl.build else []
@@ -92,7 +109,7 @@ def inputs(impl: Impl) -> dict[str, str]:
         "impl": _impl_digest(impl),
         "wrapper": _digest(_wrapper_paths(impl)),
         "build": _digest(build),
-        "suite": _digest(envs.REPO / name for name in SUITE_DIRS),
+        "suite": suite_digest(),
     }
 
 

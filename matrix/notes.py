@@ -35,8 +35,10 @@ __all__ = [
     "DATA",
     "NOT_RUN",
     "Change",
+    "Group",
     "Notes",
     "fingerprint",
+    "groups",
     "html_section",
     "load",
     "main",
@@ -165,14 +167,56 @@ def problems(notes: Notes, results: Iterable[Mapping[str, Any]]) -> list[str]:
 
 
 _TITLE: Final = "Changes since the previous published run"
-_HEADS: Final = ("implementation", "case or test", "before", "after", "rule", "why")
+_HEADS: Final = ("implementations", "outcomes", "rules", "why")
 
 
-def _intro(notes: Notes, names: Iterable[str], shown: list[Change]) -> str:
+@dataclass(frozen=True, slots=True)
+class Group:
+    """The changes that share one reason."""
+
+    why: str
+    changes: tuple[Change, ...]
+
+    @property
+    def impls(self) -> list[str]:
+        """The implementations, in the order of the notes."""
+        return list(dict.fromkeys(c.impl for c in self.changes))
+
+    @property
+    def rules(self) -> list[str]:
+        """The rules of the changed cases and tests, sorted."""
+        return sorted({c.rule for c in self.changes})
+
+    def moves(self) -> str:
+        """``before -> after`` with a count for each distinct move, most first."""
+        counted: dict[tuple[str, str], int] = {}
+        for c in self.changes:
+            counted[c.before, c.after] = counted.get((c.before, c.after), 0) + 1
+        ordered = sorted(counted.items(), key=lambda item: (-item[1], item[0]))
+        return ", ".join(f"{n} {before} → {after}" for (before, after), n in ordered)
+
+
+def groups(notes: Notes, names: Iterable[str]) -> list[Group]:
+    """The changes of the implementations ``names``, one group per reason.
+
+    A rerun often changes many outcomes for one reason (a wrapper fixed, a
+    suite rule changed): the pages give that reason once, with the count.
+    """
+    present = set(names)
+    by_why: dict[str, list[Change]] = {}
+    for change in notes.changes:
+        if change.impl in present:
+            by_why.setdefault(change.why, []).append(change)
+    return [Group(why, tuple(found)) for why, found in by_why.items()]
+
+
+def _intro(notes: Notes, names: Iterable[str], shown: list[Group]) -> str:
     compared = [name for name in names if name in notes.previous]
+    total = sum(len(g.changes) for g in shown)
     return (
-        f"Every outcome ({len(shown)}) that differs from the previous published "
-        "run of the same implementation, with the rule and the reason "
+        f"Every outcome ({total}) that differs from the previous published "
+        "run of the same implementation, one line per reason "
+        f"({len(shown)}), with the rules of the cases and tests it changed "
         "(`matrix/notes.toml`; tests/matrix/test_matrix_notes.py holds it to "
         "`results/*.json`). An outcome is the outcome class and whether the "
         "suite counted it a pass (not run: that run has no outcome for the case or "
@@ -182,42 +226,44 @@ def _intro(notes: Notes, names: Iterable[str], shown: list[Change]) -> str:
     )
 
 
-def _shown(notes: Notes, names: Iterable[str]) -> list[Change]:
-    present = set(names)
-    return [c for c in notes.changes if c.impl in present]
-
-
 def markdown_section(notes: Notes, names: Iterable[str]) -> list[str]:
     """The Markdown lines of the changes of the implementations ``names``."""
     names = list(names)
-    shown = _shown(notes, names)
+    shown = groups(notes, names)
     lines = ["", f"## {_TITLE}", "", _intro(notes, names, shown), ""]
     lines += ["| " + " | ".join(_HEADS) + " |", "|---" * len(_HEADS) + "|"]
     lines += [
-        f"| {c.impl} | `{c.id}` | {c.before} | {c.after} | {c.rule} | "
-        + c.why.replace("|", "\\|")
+        f"| {', '.join(g.impls)} | {g.moves()} | {', '.join(g.rules)} | "
+        + g.why.replace("|", "\\|")
         + " |"
-        for c in shown
+        for g in shown
     ]
     return lines
 
 
+def _ids_html(group: Group) -> str:
+    ids = ", ".join(html.escape(c.id) for c in group.changes)
+    if len(group.changes) == 1:
+        return f"<span class=id>{ids}</span>"
+    return (
+        f"<details><summary>{len(group.changes)} cases and tests</summary>"
+        f"<span class=id>{ids}</span></details>"
+    )
+
+
 def html_section(notes: Notes, names: Iterable[str]) -> list[str]:
-    """The HTML of the same section."""
+    """The HTML of the same section, each group's ids folded away."""
     names = list(names)
-    shown = _shown(notes, names)
+    shown = groups(notes, names)
     intro = html.escape(_intro(notes, names, shown).replace("`", ""))
     out = [f'<h2 id="changes">{_TITLE}</h2>', f"<p>{intro}</p>"]
     out.append('<table id="changes-table"><tr>')
     out.append("".join(f"<th>{h}</th>" for h in _HEADS) + "</tr>")
     out += [
-        "<tr>"
-        + "".join(
-            f"<td{' class=id' if i == 1 else ''}>{html.escape(v)}</td>"
-            for i, v in enumerate((c.impl, c.id, c.before, c.after, c.rule, c.why))
-        )
-        + "</tr>"
-        for c in shown
+        f"<tr class=change><td>{html.escape(', '.join(g.impls))}</td>"
+        f"<td>{html.escape(g.moves())}<br>{_ids_html(g)}</td>"
+        f"<td>{html.escape(', '.join(g.rules))}</td><td>{html.escape(g.why)}</td></tr>"
+        for g in shown
     ]
     out.append("</table>")
     return out

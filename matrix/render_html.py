@@ -9,7 +9,7 @@ import html
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Final
 
-from matrix import notes
+from matrix import findings, notes, render_suite
 from matrix.impls import UNAVAILABLE
 from matrix.render_data import (
     CELL,
@@ -24,6 +24,8 @@ from matrix.render_data import (
 )
 from matrix.render_diff import as_stated, describe_loaded, differentials
 from matrix.render_dump import case_bytes
+from matrix.render_safety import Safety, report_url, safety
+from matrix.scrub import scrub
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -51,7 +53,7 @@ def _cell(cls: str, entry: dict[str, Any] | None) -> str:
             title += " (content not checked: the suite has no header-only expectation)"
         extra = entry.get("crash") or entry.get("detail") or ""
         if extra:
-            title += ": " + str(extra)[:200]
+            title += ": " + scrub(str(extra))[:200]
     return f'<td class="c {cls}" title="{html.escape(title)}">{text}</td>'
 
 
@@ -77,6 +79,8 @@ def _style() -> str:
         ".n{color:#555}.data{color:#336}.more{color:#888;font-style:italic}",
         "details summary{cursor:pointer;color:#336}",
         ".legend td{padding:3px 8px}",
+        "td.safe{background:#d8efd8}td.unsafe{background:#f6d5d5}",
+        "td.unknown{background:#eee}",
     ]
     for cls, (_, colour, _legend) in CELL.items():
         fg = "#fff" if cls in _DARK else "#000"
@@ -94,10 +98,24 @@ def _header_row(results: list[dict[str, Any]], first: list[str]) -> str:
     return f"<thead><tr>{cells}</tr></thead>"
 
 
-def _score_table(results: list[dict[str, Any]], by_name: dict[str, Score]) -> str:
+def _safety_cell(answer: Safety) -> str:
+    if answer.safe:
+        return f"<td class=safe>{html.escape(answer.words())}</td>"
+    if not answer.found:
+        return f"<td class=unknown>{html.escape(answer.words())}</td>"
+    link = f'<a href="{html.escape(report_url(answer.name))}">report</a>'
+    return f"<td class=unsafe>{html.escape(answer.words())} ({link})</td>"
+
+
+def _score_table(
+    results: list[dict[str, Any]],
+    by_name: dict[str, Score],
+    answers: dict[str, Safety],
+) -> str:
     rows = [
         (
-            "<thead><tr><th>implementation</th><th>language</th>"
+            "<thead><tr><th>implementation</th><th>safe on untrusted files?</th>"
+            "<th>language</th>"
             "<th>valid files read right</th><th>invalid files rejected</th>"
             "<th>crashes and hangs</th><th>parser differentials</th>"
             "<th>other tests passed</th><th>not applicable</th></tr></thead>"
@@ -110,6 +128,7 @@ def _score_table(results: list[dict[str, Any]], by_name: dict[str, Score]) -> st
             '<tr class="score">'
             f'<td><a href="#impl-{html.escape(impl["name"])}">'
             f"{html.escape(impl.get('title', impl['name']))}</a></td>"
+            f"{_safety_cell(answers[impl['name']])}"
             f"<td>{html.escape(impl.get('language', ''))}</td>"
             f"<td class=n>{fraction(one.valid_right, one.valid_total)}</td>"
             f"<td class=n>{fraction(one.invalid_rejected, one.invalid_total)}</td>"
@@ -120,6 +139,25 @@ def _score_table(results: list[dict[str, Any]], by_name: dict[str, Score]) -> st
     return '<table id="scores">' + "".join(rows) + "</table>"
 
 
+# outcome class -> the outcome matrix.findings judges (an invalid file's
+# wrong content is an acceptance)
+_FOUND_AS: Final = {
+    "should-reject": "accepted",
+    "crashed": "crashed",
+    "hung": "hung",
+    "resource": "resource",
+}
+
+
+def _dangerous(case: dict[str, Any], vector: tuple[str, ...]) -> int:
+    """In how many columns the case is a dangerous finding (matrix.findings)."""
+    return sum(
+        findings.classify(case, _FOUND_AS[cls]) is not None
+        for cls in vector
+        if cls in _FOUND_AS
+    )
+
+
 def _groups(
     cases: list[dict[str, Any]], vectors: dict[str, tuple[str, ...]]
 ) -> list[tuple[tuple[str, ...], list[dict[str, Any]]]]:
@@ -128,10 +166,12 @@ def _groups(
         grouped[(str(case["verdict"]), vectors[case["id"]])].append(case)
 
     def badness(item: tuple[tuple[str, tuple[str, ...]], list[Any]]) -> tuple[int, ...]:
+        # dangerous findings first, then other wrong verdicts, then failures
         (_, vector), members = item
+        danger = max(_dangerous(case, vector) for case in members)
         bad = sum(c in {"should-reject", "crashed", "wrong-content"} for c in vector)
         odd = sum(not c.startswith(("ok", "i-", "not-")) for c in vector)
-        return (-bad, -odd, -len(members))
+        return (-danger, -bad, -odd, -len(members))
 
     ordered = sorted(grouped.items(), key=lambda item: (*badness(item), item[0]))
     return [(vector, members) for (_, vector), members in ordered]
@@ -176,11 +216,24 @@ def _vectors(
     }
 
 
+def _safe_summary(answers: dict[str, Safety]) -> str:
+    safe = [
+        f'<a href="#impl-{html.escape(name)}">{html.escape(name)}</a>'
+        for name, answer in answers.items()
+        if answer.safe
+    ]
+    return (
+        f"<p><strong>Safe on untrusted files ({len(safe)} of {len(answers)}):"
+        f"</strong> {', '.join(safe) or 'none'}.</p>"
+    )
+
+
 def _head(
     results: list[dict[str, Any]],
     cases: list[dict[str, Any]],
     failed: Sequence[dict[str, Any]],
 ) -> list[str]:
+    answers = safety(results, cases)
     return [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -190,11 +243,19 @@ def _head(
         (
             f"<p>{len(cases)} corpus cases &times; {len(results)} implementations, "
             "each run through <code>pytest conformance</code>. Generated from "
-            "<code>results/*.json</code> by <code>python -m matrix render</code>.</p>"
+            "<code>results/*.json</code> by <code>python -m matrix render</code>. "
+            f"{html.escape(render_suite.statement(results))}</p>"
         ),
-        '<h2 id="score">Scores</h2>',
+        # the site says here whether its own suite is that one (docs/_ext)
+        '<p id="suite-in-tree"></p>',
+        '<h2 id="score">Safe on untrusted files? Scores</h2>',
+        _safe_summary(answers),
         (
-            "<p>Per implementation: valid (<code>y_</code>) files loaded with exactly "
+            "<p>Per implementation: whether it is safe on untrusted files (no "
+            "crash, hang, allocation from claimed sizes, or accepted out-of-bounds, "
+            "size-mismatched or overlapping tensor on any corpus file; each unsafe "
+            "one links to its report, ready for its maintainers), valid "
+            "(<code>y_</code>) files loaded with exactly "
             "their content, invalid (<code>n_</code>) files rejected, crashes and "
             "hangs on any case, parser differentials (files that two accepting "
             "implementations load differently, counted against each one that did "
@@ -202,7 +263,7 @@ def _head(
             "(writer, properties, single faults). Cases and tests outside its "
             "declared capabilities are not applicable.</p>"
         ),
-        _score_table(results, scores(results, cases)),
+        _score_table(results, scores(results, cases), answers),
         *(
             "<p class=failed>{} ({}): set-up failed: {}</p>".format(
                 *map(html.escape, not_set_up(result))
@@ -341,14 +402,14 @@ def render_html(
     vectors = _vectors(results, cases)
     out = [
         *_head(results, cases, failed),
-        *(notes.html_section(changes, names(results)) if changes else ()),
-        *_unavailable(),
-        "<h2>Implementations</h2>",
-        _implementations_table(results),
         *_legend(),
         *_pruned(results, cases, vectors),
         *_differentials(results, cases),
+        "<h2>Implementations</h2>",
+        _implementations_table(results),
+        *_unavailable(),
         *_full(results, cases, vectors),
+        *(notes.html_section(changes, names(results)) if changes else ()),
         "</body></html>",
         "",
     ]

@@ -21,6 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs, inputs, probe
+from matrix.scrub import scrub
 from stspec_conformance._outcomes import OUTCOMES
 
 if TYPE_CHECKING:
@@ -284,7 +285,7 @@ def _entry(test: dict[str, Any]) -> dict[str, Any]:
     if outcome == "crashed" and (kind := _crash_kind(message)):
         entry["crash"] = kind
     if message and test.get("result") != "passed":
-        entry["detail"] = message.replace(str(envs.REPO) + "/", "")[:300]
+        entry["detail"] = scrub(message)[:300]
     return entry
 
 

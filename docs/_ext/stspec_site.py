@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import re
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -16,6 +18,29 @@ ROOT: Final = Path(__file__).resolve().parents[2]
 _RAW_ANCHOR: Final = re.compile(r'^<a id="([a-z0-9-]+)"></a>$', re.MULTILINE)
 # the results matrix page, copied into the site as it is committed
 MATRIX_PAGE: Final = ("results/index.html", "results/index.html")
+# where the site says whether its suite is the one the results come from
+SUITE_MARK: Final = '<p id="suite-in-tree"></p>'
+SUITE_LINE: Final = "<!-- the suite in this tree -->"
+
+
+def suite_in_tree() -> str:
+    """Whether this tree's suite produced results/ (matrix.render_suite).
+
+    Said when the site is built, not in a committed file: any change to the
+    suite would make a committed sentence about it stale.
+    """
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # matrix/ is a folder of the checkout
+    from matrix.render_data import load_results  # noqa: PLC0415
+    from matrix.render_suite import tree_status  # noqa: PLC0415
+
+    return tree_status(load_results(ROOT / "results"))
+
+
+def results_page(_app: Sphinx, docname: str, content: list[str]) -> None:
+    """Put the suite's sentence into the results page of the docs."""
+    if docname == "reference/results":
+        content[0] = content[0].replace(SUITE_LINE, suite_in_tree())
 
 
 def _anchor(match: re.Match[str]) -> str:
@@ -60,6 +85,8 @@ def copy_matrix(app: Sphinx, exception: Exception | None) -> None:
     # the page links the spec as the repository holds it; the site renders it
     page = (ROOT / source).read_text(encoding="utf-8")
     page = page.replace('href="../spec/SPEC.md', 'href="../spec/SPEC.html')
+    status = html.escape(suite_in_tree()).replace("`", "")
+    page = page.replace(SUITE_MARK, f'<p id="suite-in-tree">{status}</p>')
     destination.write_text(page, encoding="utf-8")
     # the shields.io endpoint files the implementations' badges read
     badges = destination.parent / "badges"
@@ -104,5 +131,6 @@ def setup(app: Sphinx) -> dict[str, object]:
     app.connect("autodoc-process-docstring", plain_blocks, priority=600)
     app.connect("include-read", spec_anchors)
     app.connect("source-read", companion_anchors)
+    app.connect("source-read", results_page)
     app.connect("build-finished", copy_matrix)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -124,14 +124,47 @@ def test_the_pages_show_each_change(tmp_path: Path) -> None:
     results = [_run("x", NEW)]
     table = render_md.render_markdown(results, [], changes=explained)
     assert "## Changes since the previous published run" in table
-    row = "| x | `n_bomb` | rejected/pass | accepted/fail | JSON-DEPTH | the wrapper"
+    row = "| x | 1 rejected/pass → accepted/fail | JSON-DEPTH | the wrapper"
     assert row in table
     page = render_html.render_html(results, [], changes=explained)
-    assert "<td class=id>n_bomb</td><td>rejected/pass</td>" in page
+    assert "<span class=id>n_bomb</span>" in page
     # a note on an implementation not on the page is not shown
     assert "n_bomb" not in render_md.render_markdown(
         [_run("z", NEW)], [], changes=explained
     )
+
+
+def test_changes_for_one_reason_are_one_line(tmp_path: Path) -> None:
+    """A rerun that moves 41 outcomes for one reason says the reason once."""
+    same = "".join(
+        NOTE.replace("n_bomb", case) % after
+        for case, after in (
+            ("n_bomb", "accepted/fail"),
+            ("n_two", "accepted/fail"),
+            ("n_three", "crashed/fail"),
+        )
+    )
+    other = NOTE.replace("n_bomb", "n_four").replace("the wrapper", "the suite")
+    explained = _notes(tmp_path, same + other % "accepted/fail")
+    (first, second) = notes.groups(explained, ["x"])
+    assert [c.id for c in first.changes] == ["n_bomb", "n_two", "n_three"]
+    assert first.moves() == (
+        "2 rejected/pass → accepted/fail, 1 rejected/pass → crashed/fail"
+    )
+    assert [c.id for c in second.changes] == ["n_four"]
+    page = render_html.render_html([_run("x", NEW)], [], changes=explained)
+    section = page.split('id="changes-table"')[1].split("</table>")[0]
+    assert section.count("<tr class=change>") == 2
+    assert section.count("the wrapper no longer decides") == 1
+    table = render_md.render_markdown([_run("x", NEW)], [], changes=explained)
+    assert table.count("the wrapper no longer decides") == 1
+
+
+def test_the_change_log_comes_below_the_grid(tmp_path: Path) -> None:
+    explained = _notes(tmp_path, NOTE % "accepted/fail")
+    page = render_html.render_html([_run("x", NEW)], [], changes=explained)
+    assert page.index('id="pruned-table"') < page.index('id="changes-table"')
+    assert page.index('id="scores"') < page.index('id="pruned-table"')
 
 
 def test_the_command_lists_changed_and_new_ids(

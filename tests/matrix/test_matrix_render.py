@@ -2,10 +2,22 @@
 
 import html
 import json
+import re
 from pathlib import Path
 
 import pytest
-from matrix import render, render_data, render_dump
+from matrix import (
+    findings,
+    inputs,
+    render,
+    render_data,
+    render_dump,
+    render_html,
+    render_md,
+    render_safety,
+    render_suite,
+    scrub,
+)
 from matrix.impls import UNAVAILABLE
 
 REPO = Path(__file__).resolve().parents[2]
@@ -162,3 +174,134 @@ def test_a_case_run_only_on_request_is_a_column_only_when_run() -> None:
     assert render_data.ran(cases, requested) == cases
     # any other case keeps its column, "no result" where a run did not reach it
     assert render_data.ran(cases[1:], []) == cases[1:]
+
+
+def test_the_page_answers_safe_on_untrusted_files_first(results_dir: Path) -> None:
+    render.render_dir(results_dir)
+    page = (results_dir / "index.html").read_text()
+    table = (results_dir / "matrix.md").read_text()
+    # "b" crashed on a file (a dangerous finding); "a" accepted a file with a
+    # hole, a wrong verdict but no danger to the reading process
+    assert "Safe on untrusted files (1 of 2):</strong>" in page
+    assert page.index("Safe on untrusted files") < page.index('id="scores"')
+    rows = page.split('id="scores"')[1].split("</table>")[0].split("<tr")
+    row_a = next(r for r in rows if ">a 1.0<" in r)
+    row_b = next(r for r in rows if ">b 1.0<" in r)
+    assert "<td class=safe>yes: no dangerous finding</td>" in row_a
+    assert "<td class=unsafe>no: crashes (1)" in row_b
+    assert html.escape(render_safety.report_url("b")) in row_b
+    assert "**Safe on untrusted files (1 of 2):** a." in table
+    line = next(x for x in table.splitlines() if x.startswith("| b 1.0"))
+    assert f"| no: crashes (1) ([report]({render_safety.report_url('b')})) |" in line
+
+
+def test_a_case_the_wrapper_caused_does_not_make_a_row_unsafe(
+    results_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hands = tmp_path / "findings.toml"
+    hands.write_text('[b.not_the_library]\nn_layout_hole_between_tensors = "ours"\n')
+    monkeypatch.setattr(findings, "DATA", hands)
+    results = render_data.load_results(results_dir)
+    answers = render_safety.safety(results, render_data.manifest())
+    assert answers["b"].safe
+    assert answers["b"].words() == "yes: no dangerous finding"
+
+
+def test_an_incomplete_run_is_not_called_safe() -> None:
+    result = {"implementation": {"name": "c"}, "run": {"complete": False}}
+    (answer,) = render_safety.safety([result], []).values()
+    assert not answer.safe
+    assert answer.words() == "not known: the run is incomplete"
+
+
+def _ran(name: str, commit: str, digest: str) -> dict[str, object]:
+    return {
+        "implementation": {"name": name},
+        "suite": {"commit": commit},
+        "inputs": {"suite": digest},
+    }
+
+
+def test_the_pages_say_which_suite_produced_the_rows() -> None:
+    one = [_ran("a", "c" * 40, "d" * 64), _ran("b", "c" * 40, "d" * 64)]
+    said = render_suite.statement(one)
+    assert said == (
+        f"All 2 rows come from one run of the suite (commit {'c' * 12}, "
+        f"suite digest {'d' * 12}, matrix/inputs.py)."
+    )
+    mixed = [*one, _ran("z", "e" * 40, "f" * 64)]
+    assert render_suite.runs(mixed)[1] == ("e" * 40, "f" * 64, ["z"])
+    assert "2 different suites" in render_suite.statement(mixed)
+    page = render_html.render_html(one, [])
+    assert html.escape(said) in page
+    # the documentation names no commits: the Markdown table gives the digest
+    table = render_md.render_markdown(one, [])
+    assert render_suite.statement(one, commit=False) in table
+    assert "c" * 12 not in table
+
+
+def test_the_site_says_whether_its_suite_produced_the_rows() -> None:
+    now = inputs.suite_digest()
+    same = render_suite.tree_status([_ran("a", "c" * 40, now)])
+    assert "is the one that produced these results" in same
+    other = render_suite.tree_status([_ran("a", "c" * 40, "0" * 64)])
+    assert f"(digest {now[:12]}) differs" in other
+
+
+@pytest.mark.parametrize(
+    ("text", "published"),
+    [
+        (
+            "crashed (ScanFailed): /tmp/stspec-6f5hgxp2/input.safetensors (x)",
+            "crashed (ScanFailed): input.safetensors (x)",
+        ),
+        (
+            (
+                "RangeError: Offset is outside the bounds of the DataView\n"
+                "    at DataView.getBigUint64 (<anonymous>)\n"
+                "    at async serve (file:///w/matrix/wrappers/_protocol.mjs:79:13)"
+            ),
+            "RangeError: Offset is outside the bounds of the DataView",
+        ),
+        ('File "/home/u/venv/lib/x.py", line 3', 'File "x.py", line 3'),
+        (
+            "read/write of 1/2 [0,1], valid/invalid",
+            "read/write of 1/2 [0,1], valid/invalid",
+        ),
+    ],
+)
+def test_published_text_holds_no_machine_path_or_wrapper_frame(
+    text: str, published: str
+) -> None:
+    assert scrub.scrub(text) == published
+
+
+def test_no_rendered_page_holds_a_machine_path(results_dir: Path) -> None:
+    entry = {
+        "outcome": "crashed",
+        "ok": False,
+        "detail": "crashed: /tmp/pytest-of-root/pytest-9/n_x.safetensors",
+    }
+    data = json.loads((results_dir / "a.json").read_text())
+    data["cases"]["n_layout_hole_between_tensors"] = entry
+    (results_dir / "a.json").write_text(json.dumps(data))
+    render.render_dir(results_dir)
+    for name in ("index.html", "matrix.md"):
+        text = (results_dir / name).read_text()
+        assert "pytest-of-root" not in text, name
+    assert "crashed: n_x.safetensors" in (results_dir / "index.html").read_text()
+
+
+# an absolute path of a build machine, or a file URL (a wrapper's stack frame)
+MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:tmp|work|home|root|usr|var|opt)/|file:/")
+
+
+@pytest.mark.parametrize("name", ["index.html", "matrix.md"])
+def test_the_committed_pages_hold_no_machine_path(name: str) -> None:
+    text = (REPO / "results" / name).read_text("utf-8")
+    assert MACHINE_PATH.findall(text) == []
+
+
+def test_a_machine_path_would_be_found() -> None:
+    assert MACHINE_PATH.findall("file: /tmp/pytest-of-root/x (file:///w/a.mjs:1)")
+    assert not MACHINE_PATH.findall("read/write 1/2 corpus/files/n_x.safetensors")

@@ -1,0 +1,29 @@
+"""What a published text may not hold: machine paths and wrapper stack frames.
+
+The suite's messages name the files it wrote (``/tmp/pytest-of-.../case``),
+and an implementation's error may carry a JavaScript or Java stack through
+the matrix's own wrapper.  Neither says anything about the library, and a
+path says something about the machine that ran it, so ``results/*.json``, the
+pages and the findings keep only a file's name and drop the frames.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["scrub"]
+
+# one stack frame of V8 ("at f (file:///x/y.mjs:1:2)", "at async f (...)",
+# "at file:///x/y.mjs:1:2") or of the JVM ("at a.b.C.d(C.java:12)")
+_FRAME: Final = re.compile(
+    r"\s+at\s+(?:async\s+)?(?:[\w$.<>\[\]]+\s*\([^()\n]*\)|(?:file|node):\S+)"
+)
+# an absolute path or file URL: kept is its last part, the file's name; a
+# path begins a word (not "read/write", not "1/2")
+_PATH: Final = re.compile(r"(?:file://+|(?<![\w.~-])/)(?:[^\s/:'\"()<>,;]+/)+")
+
+
+def scrub(text: str) -> str:
+    """``text`` without stack frames and with each absolute path cut to its name."""
+    return _PATH.sub("", _FRAME.sub("", text))

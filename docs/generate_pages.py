@@ -4,10 +4,12 @@
     python docs/generate_pages.py --check   # exit 1 and name each part that differs
 
 A generated part of a Markdown page (README.md or docs/**/*.md) sits between
-``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``.  NAME is a generator
-below (``rules``, ``suite-options``, ...) or ``table PATH`` for a table kept as
-data in docs/data/PATH.json.  No number on a page is typed by hand: scores come
-from results/*.json, deviations from the shipped baselines, benchmark ratios from
+``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``, as lines of their own
+or, for a number inside a sentence, on one line.  NAME is a generator below
+(``rules``, ``suite-options``, ...), ``table PATH`` for a table kept as data in
+docs/data/PATH.json, or ``count NAME`` for a number (``COUNTS``).  No number on
+a page is typed by hand: scores and the size of the matrix come from
+results/*.json, deviations from the shipped baselines, benchmark ratios from
 bench/results/*.json, fuzzing counts and command timings from docs/data/.
 """
 
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 ROOT: Final = Path(__file__).resolve().parent.parent
 DATA: Final = ROOT / "docs" / "data"
 REGION: Final = re.compile(
-    r"(<!-- generated: (?P<name>[^>]+?) -->\n)(?P<body>.*?)(<!-- end: (?P=name) -->)",
+    r"(<!-- generated: (?P<name>[^>]+?) -->\n?)(?P<body>.*?)(<!-- end: (?P=name) -->)",
     re.DOTALL,
 )
 
@@ -346,6 +348,23 @@ def checkout_commands() -> str:
     return "```sh\n" + "\n".join(lines) + "\n```\n"
 
 
+def implementations() -> int:
+    """The implementations of the results matrix: results/*.json that ran."""
+    rows = [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in sorted((ROOT / "results").glob("*.json"))
+    ]
+    return sum(
+        1 for row in rows if "implementation" in row and "setup_error" not in row
+    )
+
+
+# numbers a sentence states, as ``<!-- generated: count NAME -->``
+COUNTS: Final[dict[str, Callable[[], int]]] = {
+    "implementations": implementations,
+}
+
+
 GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "rules": rules,
     "cli": cli,
@@ -364,6 +383,8 @@ def generate(name: str) -> str:
     """The text of the generated part NAME."""
     if name.startswith("table "):
         return data_table(name.removeprefix("table "))
+    if name.startswith("count "):
+        return f"{COUNTS[name.removeprefix('count ')]():,}"
     return GENERATORS[name]()
 
 

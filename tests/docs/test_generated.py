@@ -102,3 +102,70 @@ def test_the_reader_sizes_are_measured_from_this_tree(tmp_path: Path) -> None:
     assert json.loads(fresh.read_text()) == json.loads(committed.read_text()), (
         "run python bench/reader_sizes.py, then python docs/generate_pages.py"
     )
+
+
+NUMBER_WORDS = {
+    word: value
+    for value, word in enumerate((
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+        "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen",
+        "sixteen", "seventeen", "eighteen", "nineteen", "twenty",
+    ))
+}  # fmt: skip
+COUNT = "<!-- generated: count implementations -->{}<!-- end: count implementations -->"
+# "<number> [real|third-party|other] implementations|rows|environments": a
+# count of the results matrix; "two implementations both accept" compares
+HAND_COUNT = re.compile(
+    r"\b(?P<number>\d[\d,]*|" + "|".join(NUMBER_WORDS) + r")\s+"
+    r"(?:(?:real|third-party|other)\s+)?(?:implementations|rows|environments)\b",
+    re.IGNORECASE,
+)
+
+
+def hand_counts(text: str) -> list[tuple[int, str]]:
+    """(number, phrase) of each count of 3 or more outside the generated parts."""
+    found = []
+    for match in HAND_COUNT.finditer(GENERATOR.REGION.sub("", text)):
+        word = match.group("number").lower().replace(",", "")
+        number = int(word) if word.isdigit() else NUMBER_WORDS[word]
+        if number >= 3:
+            found.append((number, match.group(0)))
+    return found
+
+
+def test_no_page_states_the_size_of_the_matrix_by_hand() -> None:
+    """A count of the matrix is generated (``count implementations``), never typed."""
+    rows = GENERATOR.implementations()
+    typed = [
+        f"{page.relative_to(ROOT).as_posix()}: {phrase!r} (results/ has {rows})"
+        for page in GENERATOR.pages()
+        for number, phrase in hand_counts(page.read_text(encoding="utf-8"))
+    ]
+    assert typed == [], "write <!-- generated: count implementations -->: " + (
+        "; ".join(typed)
+    )
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("the results matrix of 15 real implementations.", [15]),
+        ("shows what fifteen implementations do", [15]),
+        ("all 39 rows", [39]),
+        ("files that two implementations both accept", []),
+        (f"of {COUNT.format(39)} implementations", []),
+    ],
+)
+def test_a_hand_written_count_is_found(text: str, found: list[int]) -> None:
+    assert [number for number, _ in hand_counts(text)] == found
+
+
+def test_the_count_of_implementations_is_the_rows_that_ran() -> None:
+    rows = [
+        json.loads(path.read_text(encoding="utf-8"))
+        for path in (ROOT / "results").glob("*.json")
+    ]
+    ran = [row for row in rows if "setup_error" not in row]
+    assert GENERATOR.implementations() == len(ran) > 0
+    text = f"of {COUNT.format(7)} implementations"
+    assert GENERATOR.regenerate(text) == f"of {COUNT.format(len(ran))} implementations"

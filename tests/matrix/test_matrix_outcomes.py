@@ -83,3 +83,17 @@ def test_an_accepted_single_fault_is_accepted() -> None:
 def test_a_failed_property_with_an_acceptance_is_wrong_content() -> None:
     test = _test("test_valid_file_loads_exactly", result="failed", outcome="accepted")
     assert runner.classify(test) == "wrong-content"
+
+
+def test_a_recorded_message_keeps_file_names_not_machine_paths() -> None:
+    message = (
+        "crashed on n_x: crashed (TypeError): bad\n"
+        "    at parse (file:///w/node_modules/a/index.js:3:4)\n"
+        "    at async serve (file:///w/matrix/wrappers/_protocol.mjs:79:13)\n"
+        "case: n_x file: /tmp/pytest-of-u/pytest-7/stspec-recipes0/n_x.safetensors"
+    )
+    test = _test("test_must_reject[n_x]", result="failed", outcome="crashed")
+    cases, _ = runner.convert({"tests": [{**test, "message": message}]})
+    assert cases["n_x"]["detail"] == (
+        "crashed on n_x: crashed (TypeError): bad\ncase: n_x file: n_x.safetensors"
+    )

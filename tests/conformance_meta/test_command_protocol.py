@@ -154,7 +154,7 @@ def test_a_missing_nbytes_is_computed_from_dtype_and_shape(tmp_path: Path) -> No
         import json, sys
         if sys.argv[1] != "--describe":
             print(json.dumps({"result": "accepted", "metadata": None, "tensors": {
-                "t": {"dtype": "F4", "shape": [2, 3], "sha256": "AB"}}}))
+                "t": {"dtype": "F4", "shape": [2, 3], "sha256": "AB" * 32}}}))
         """,
     )
     outcome = adapter.attempt_load(
@@ -162,7 +162,7 @@ def test_a_missing_nbytes_is_computed_from_dtype_and_shape(tmp_path: Path) -> No
     )
     assert outcome.content is not None
     assert outcome.content.tensors["t"].nbytes == 3
-    assert outcome.content.tensors["t"].sha256 == "ab"
+    assert outcome.content.tensors["t"].sha256 == "ab" * 32
 
 
 def test_windows_only_above_256_mib_and_at_the_defined_starts(tmp_path: Path) -> None:
@@ -173,7 +173,7 @@ def test_windows_only_above_256_mib_and_at_the_defined_starts(tmp_path: Path) ->
         if sys.argv[1] != "--describe":
             n = int(sys.argv[1].rsplit("-", 1)[-1]) if False else 1 << 20
             print(json.dumps({"result": "accepted", "metadata": None, "tensors": {
-                "t": {"dtype": "U8", "shape": [1 << 20], "windows": [[0, "ab"]]}}}))
+                "t": {"dtype": "U8", "shape": [1 << 20], "windows": [[0, 64 * "a"]]}}}))
         """,
     )
     outcome = adapter.attempt_load(

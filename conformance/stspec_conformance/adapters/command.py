@@ -65,6 +65,7 @@ from stspec_conformance._model import (
     TensorDigest,
     window_starts,
 )
+from stspec_conformance._protocol import Message, problems
 from stspec_conformance.adapters._base import Adapter, MemoryMode, RawTensors
 from stspec_conformance.adapters._capture import collect, exited, stdout_cap
 from stspec_conformance.adapters._launch import Launch, launch
@@ -82,7 +83,7 @@ from stspec_conformance.adapters._process import (
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-__all__ = ["CommandAdapter", "parse_answer", "stderr_tail"]
+__all__ = ["CommandAdapter", "parse_answer", "stderr_tail", "write_request"]
 
 # Protocol answers nest at most five levels (a window inside a tensor's
 # "windows" inside "tensors"); a deeper one is malformed.  It is judged before
@@ -93,6 +94,11 @@ MAX_ANSWER_DEPTH: Final = 64
 _STRING_OR_BRACKET: Final = re.compile(rb'"(?:[^"\\]|\\.)*+"|[\[\]{}]', re.DOTALL)
 
 DESCRIBE_SECONDS: Final = 20.0
+# the schema of an answer, by the "result" that exits 0
+_SCHEMA: Final[dict[str, Message]] = {
+    "accepted": "read-answer",
+    "written": "write-answer",
+}
 _BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
 # bytes of a non-protocol stdout quoted in a crash message
 STDOUT_SHOWN: Final = 200
@@ -199,9 +205,16 @@ class CommandAdapter(Adapter):
                 f"`{' '.join(argv)}` printed {info!r:.100}, not an object"
             )
             return
+        self.capabilities = from_describe(info, source=f"`{' '.join(argv)}`")
+        wrong = problems("describe", info)
+        if wrong:
+            self.describe_error = (
+                f"`{' '.join(argv)}` answered outside the protocol's describe "
+                f"schema: {'; '.join(wrong)}"
+            )
+            return
         self.name = str(info.get("name", self.name))
         self.version = str(info.get("version", self.version))
-        self.capabilities = from_describe(info, source=f"`{' '.join(argv)}`")
         self.protocol = 2 if info.get("protocol") == 2 else 1
 
     def _allowance(self, path: str | None, cpu_seconds: float) -> Allowance:
@@ -354,7 +367,7 @@ class CommandAdapter(Adapter):
             answer = None
         if run.code == 1:
             if isinstance(answer, dict) and answer.get("result") == expect[1]:
-                return _rejection(answer, run.err), answer
+                return _rejection(answer, run.err, _SCHEMA[expect[0]]), answer
             if isinstance(answer, dict) and answer.get("result") == expect[0]:
                 return _inconsistent(1, expect[0], expect), None
             return self._failure(run, cpu_limit), None
@@ -393,20 +406,26 @@ class CommandAdapter(Adapter):
         timeout: float,
     ) -> Outcome:
         """Run ``PROGRAM ARGS... --write OUT`` with the request on stdin."""
-        request = {
-            "metadata": None if metadata is None else dict(metadata),
-            "tensors": {
-                name: {"dtype": dtype, "shape": list(shape), "hex": bytes(data).hex()}
-                for name, (dtype, shape, data) in tensors.items()
-            },
-        }
-        stdin = json.dumps(request).encode()
+        stdin = json.dumps(write_request(tensors, metadata)).encode()
         allowance = self._allowance(None, timeout)
         run = self._run([*self.argv, "--write", path], stdin, allowance)
         outcome, _ = self._answer(run, allowance.cpu_seconds, ("written", "refused"))
         outcome.seconds, outcome.cpu_seconds = run.seconds, run.cpu_seconds
         left_running(outcome, list(run.leftovers))
         return outcome
+
+
+def write_request(
+    tensors: RawTensors, metadata: Mapping[str, str] | None
+) -> dict[str, Any]:
+    """The JSON request a writer reads on stdin (schemas/write-request.schema.json)."""
+    return {
+        "metadata": None if metadata is None else dict(metadata),
+        "tensors": {
+            name: {"dtype": dtype, "shape": list(shape), "hex": bytes(data).hex()}
+            for name, (dtype, shape, data) in tensors.items()
+        },
+    }
 
 
 def _loads(out: bytes) -> Any:  # noqa: ANN401 - any JSON value
@@ -428,14 +447,16 @@ def _loads(out: bytes) -> Any:  # noqa: ANN401 - any JSON value
     return json.loads(out)
 
 
-def _rejection(answer: Mapping[str, Any], err: bytes) -> Outcome:
-    rule, reason = answer.get("rule"), answer.get("reason", "")
-    if rule is not None and not isinstance(rule, str):
+def _rejection(answer: Mapping[str, Any], err: bytes, message: Message) -> Outcome:
+    wrong = problems(message, answer)
+    if wrong:
         return Outcome(
             "invalid-output",
-            message=f'"rule" must be a string, got {rule!r:.60}',
+            message=f"the {answer.get('result')} answer breaks the protocol's "
+            f"{message} schema: {'; '.join(wrong)}",
             details={"claimed": "rejected"},  # a rejection, malformed: not accepted
         )
+    rule, reason = answer.get("rule"), answer.get("reason", "")
     return Outcome("rejected", message=str(reason) or stderr_tail(err), rule=rule)
 
 
@@ -472,6 +493,14 @@ def _acceptance(
             "invalid-output",
             message=f'exit 0 with "result": {result!r:.40}; '
             f'an exit-0 answer says "{ok_word}" (a "{no_word}" answer exits 1)',
+        ), None
+    # an accepted read is checked by content_of, which needs the declaration
+    wrong = [] if ok_word == "accepted" else problems(_SCHEMA[ok_word], answer)
+    if wrong:
+        return Outcome(
+            "invalid-output",
+            message=f"the {ok_word} answer breaks the protocol's "
+            f"{_SCHEMA[ok_word]} schema: {'; '.join(wrong)}",
         ), None
     return Outcome("accepted"), answer
 
@@ -545,7 +574,15 @@ def _tensor(name: str, entry: object, caps: Capabilities) -> TensorDigest:
 
 
 def content_of(answer: Mapping[str, Any], caps: Capabilities) -> Content:
-    """Check an accepted answer and turn it into digests."""
+    """Check an accepted answer and turn it into digests.
+
+    The schema first (its message names the JSON path), then what it cannot
+    say: the declaration, the window starts for the tensor's size.
+    """
+    wrong = problems("read-answer", answer)
+    if wrong:
+        msg = f"the answer breaks the protocol's read-answer schema: {'; '.join(wrong)}"
+        raise ValueError(msg)
     if not isinstance(answer.get("tensors"), dict):
         msg = 'an accepted answer needs "tensors": {...}'
         raise ValueError(msg)

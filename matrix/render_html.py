@@ -248,7 +248,7 @@ def _head(
         ),
         # the site says here whether its own suite is that one (docs/_ext)
         '<p id="suite-in-tree"></p>',
-        '<h2 id="score">Safe on untrusted files? Scores</h2>',
+        '<h2 id="score">Safe on untrusted files, and scores</h2>',
         _safe_summary(answers),
         (
             "<p>Per implementation: whether it is safe on untrusted files (no "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import mmap
+import os
 import pickle
 from typing import TYPE_CHECKING
 
@@ -99,8 +100,29 @@ def test_a_missing_path_is_an_os_error(tmp_path: Path) -> None:
 
 
 def test_a_non_source_is_a_type_error_naming_the_type() -> None:
-    with pytest.raises(TypeError, match="not int"):
-        stspec.read(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="not float"):
+        stspec.read(3.0)  # type: ignore[arg-type]
+    # bool is an int, but True is no file descriptor anyone means
+    with pytest.raises(TypeError, match="not bool"):
+        stspec.read(True)
+
+
+@pytest.mark.parametrize("mapped", [True, False])
+def test_a_file_descriptor_is_read_and_left_open(
+    tmp_path: Path, *, mapped: bool
+) -> None:
+    path = tmp_path / "fd.safetensors"
+    stspec.write(path, {"w": ("U8", [3], b"abc")})
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        with stspec.read(fd, mapped=mapped) as opened:
+            assert bytes(opened.tensor_bytes("w")) == b"abc"
+        assert stspec.validate(fd, mapped=mapped) == []
+        # still open, and its position untouched
+        assert os.lseek(fd, 0, os.SEEK_CUR) == 0
+        assert os.fstat(fd).st_size == path.stat().st_size
+    finally:
+        os.close(fd)
 
 
 def test_tensor_table_is_a_read_only_mapping_in_file_order() -> None:

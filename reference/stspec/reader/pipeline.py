@@ -37,7 +37,8 @@ if TYPE_CHECKING:
     from stspec.reader.fast import FastHeader
     from stspec.reader.table import TensorTable
 
-Source = str | os.PathLike[str] | bytes | bytearray | memoryview
+# A path, an open file descriptor (used, never closed), or the file's bytes.
+Source = str | os.PathLike[str] | int | bytes | bytearray | memoryview
 # What the pipeline reads from: a mapping's (or the caller's) memoryview, or a
 # file served by ordinary reads (read(path, mapped=False)).
 Buffer = memoryview | FileBuffer
@@ -108,9 +109,11 @@ class SafetensorsFile:
 def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     """Open and fully validate a safetensors file.
 
-    ``source`` is a path (memory-mapped; tensor bytes are not read until asked)
-    or the file's bytes.  The reference is strict: a file that breaks any rule,
-    including the MAY rules a lenient reader could tolerate, is rejected.
+    ``source`` is a path (memory-mapped; tensor bytes are not read until asked),
+    a file descriptor open for reading (read at explicit positions; this
+    function neither moves nor closes it), or the file's bytes.  The
+    reference is strict: a file that breaks any rule, including the MAY rules
+    a lenient reader could tolerate, is rejected.
 
     A mapped file that another process truncates kills this process with
     SIGBUS when a tensor view is touched.  ``mapped=False`` reads instead:
@@ -181,13 +184,15 @@ def validate(
 def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return memoryview(source).cast("B"), None
-    if not isinstance(source, (str, os.PathLike)):
+    if isinstance(source, bool) or not isinstance(source, (str, os.PathLike, int)):
         raise TypeError(
-            f"source must be a path or bytes-like object, not {type(source).__name__}"
+            "source must be a path, a file descriptor or a bytes-like object, "
+            f"not {type(source).__name__}"
         )
     if not mapped:
         return FileBuffer(source), None
-    with open(source, "rb") as file:  # noqa: PTH123 - accepts str and PathLike alike
+    # closefd=False: a descriptor passed in stays the caller's to close.
+    with open(source, "rb", closefd=not isinstance(source, int)) as file:
         if os.fstat(file.fileno()).st_size == 0:
             # mmap refuses empty files; an empty file is simply too short.
             return memoryview(b""), None

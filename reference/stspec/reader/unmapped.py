@@ -39,25 +39,28 @@ class FileBuffer:
 
     __slots__ = ("_fd", "_head", "_length")
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str] | int) -> None:
         # A bare descriptor read at explicit positions (pread): no buffer to
         # serve bytes read before the file changed, no shared file position
         # for threads to guard, and a third of the cost of a file object
-        # (checking a folder opens thousands).
-        self._fd = os.open(path, os.O_RDONLY)
+        # (checking a folder opens thousands).  A descriptor passed in is
+        # duplicated: release() closes the copy, the caller keeps its own.
+        self._fd = os.dup(path) if isinstance(path, int) else os.open(path, os.O_RDONLY)
         try:
             self._head, self._length = self._read_head(path)
         except BaseException:
             self.release()
             raise
 
-    def _read_head(self, path: str | os.PathLike[str]) -> tuple[bytearray, int]:
+    def _read_head(self, path: str | os.PathLike[str] | int) -> tuple[bytearray, int]:
         status = os.fstat(self._fd)
         if stat.S_ISDIR(status.st_mode):
             # Opening a directory for reading succeeds; reading it does not
             # (and an empty one may report size 0): say so as open() would.
             raise IsADirectoryError(
-                errno.EISDIR, os.strerror(errno.EISDIR), os.fspath(path)
+                errno.EISDIR,
+                os.strerror(errno.EISDIR),
+                path if isinstance(path, int) else os.fspath(path),
             )
         length = status.st_size
         expected = min(length, _PREFIX_SIZE)

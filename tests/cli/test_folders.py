@@ -60,6 +60,94 @@ def test_a_model_folder_with_extra_files(
     }
 
 
+@pytest.fixture
+def with_weights(tmp_path: Path) -> Path:
+    """A valid model beside weights in three other formats and two other files."""
+    folder = write_model(tmp_path / "model")
+    (folder / "pytorch_model.bin").write_bytes(b"\x80\x02}q\x00." + bytes(60))
+    (folder / "model.pt").write_bytes(b"PK\x03\x04" + bytes(60))
+    (folder / "model.gguf").write_bytes(b"GGUF\x03\x00\x00\x00" + bytes(60))
+    (folder / "config.json").write_text("{}", encoding="utf-8")
+    # A name that says weights, bytes that do not: judged by its bytes.
+    (folder / "notes.bin").write_text("plain text", encoding="utf-8")
+    return folder
+
+
+def test_quiet_still_names_unchecked_files_that_look_like_weights(
+    with_weights: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, err = run(capsys, "check", "-q", str(with_weights))
+    assert (status, err) == (0, "")
+    assert out == (
+        f"{with_weights}: not checked, 3 files that look like model weights: "
+        "model.gguf (gguf), model.pt (zip), pytorch_model.bin (pickle)\n"
+    )
+    status, out, _ = run(capsys, "check", str(with_weights))
+    assert status == 0
+    assert out.splitlines()[-2:] == [
+        (
+            f"{with_weights}: 5 other files not checked (config.json, model.gguf, "
+            "model.pt, notes.bin, pytorch_model.bin)"
+        ),
+        (
+            f"{with_weights}: not checked, 3 files that look like model weights: "
+            "model.gguf (gguf), model.pt (zip), pytorch_model.bin (pickle)"
+        ),
+    ]
+
+
+def test_unchecked_weights_can_fail_the_check(
+    with_weights: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(
+        capsys, "check", "-q", "--fail-unchecked-weights", str(with_weights)
+    )
+    assert status == 1
+    assert "3 files that look like model weights" in out
+    (with_weights / "pytorch_model.bin").unlink()
+    (with_weights / "model.pt").unlink()
+    (with_weights / "model.gguf").unlink()
+    status, out, _ = run(
+        capsys, "check", "-q", "--fail-unchecked-weights", str(with_weights)
+    )
+    assert (status, out) == (0, "")
+
+
+def test_unchecked_weights_in_json_and_sarif(
+    with_weights: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "out.sarif"
+    status, out, _ = run(
+        capsys, "check", "--json", "--sarif", str(log), str(with_weights)
+    )
+    assert status == 0
+    assert json.loads(out)["unchecked_weights"] == {
+        str(with_weights): [
+            {"file": "model.gguf", "format": "gguf"},
+            {"file": "model.pt", "format": "zip"},
+            {"file": "pytorch_model.bin", "format": "pickle"},
+        ]
+    }
+    (invocation,) = json.loads(log.read_text(encoding="utf-8"))["runs"][0][
+        "invocations"
+    ]
+    assert invocation["executionSuccessful"] is True
+    notes = invocation["toolExecutionNotifications"]
+    assert [note["level"] for note in notes] == ["warning"] * 3
+    assert notes[2]["message"]["text"].startswith(
+        f"not checked: {with_weights / 'pytorch_model.bin'} looks like a Python pickle"
+    )
+
+
+def test_a_weights_file_that_is_a_fifo_is_not_waited_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "good.safetensors").write_bytes(GOOD)
+    os.mkfifo(tmp_path / "pytorch_model.bin")
+    status, out, _ = run(capsys, "check", "-q", str(tmp_path))
+    assert (status, out) == (0, "")
+
+
 def test_folders_are_searched_recursively_in_name_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -7,6 +7,7 @@ status is 2.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import json
 import multiprocessing
@@ -15,17 +16,19 @@ import signal
 import socket
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 import stspec
 from stspec.audit import check as _check
+from stspec.audit import command as _command
+from stspec.audit.inputs import gather
 
 from .models import run
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from pathlib import Path
 
 GOOD = stspec.serialize({"w": stspec.Tensor("U8", (3,), b"abc")})
@@ -71,6 +74,61 @@ def test_a_fifo_or_stdin_in_a_folder_is_refused_not_waited_on(
     assert f"{tmp_path / 'good.safetensors'}: valid" in done.stdout
     # /dev/stdin is this process's idle pipe, which is a FIFO too.
     assert done.stderr == f"stspec: cannot read {fifo}: not a regular file (a FIFO)\n"
+
+
+@contextlib.contextmanager
+def _deadline(seconds: int) -> Iterator[None]:
+    """Fail instead of hanging: SIGALRM interrupts a blocking open."""
+
+    def expired(_signal: int, _frame: object) -> None:
+        pytest.fail(f"still running after {seconds} s: a blocking open?")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.mark.parametrize(
+    ("name", "said"),
+    [
+        ("x.safetensors", "stspec: cannot read {path}: not a regular file (a FIFO)\n"),
+        (
+            "model.safetensors.index.json",
+            (
+                "{path}: SHARD-INDEX-JSON: cannot read the index: not a regular "
+                "file (a FIFO)\n"
+            ),
+        ),
+    ],
+)
+def test_a_name_that_becomes_a_fifo_after_the_listing_is_refused_at_once(
+    name: str,
+    said: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = tmp_path / name
+    path.write_bytes(GOOD if name.endswith(".safetensors") else b'{"weight_map": {}}')
+    (tmp_path / "good.safetensors").write_bytes(GOOD)
+    real = gather
+
+    def listed_then_swapped(*args: Any, **kwargs: Any) -> Any:
+        found = real(*args, **kwargs)  # judged a regular file here
+        fifo = tmp_path / "fifo.tmp"
+        os.mkfifo(fifo)  # nobody ever writes to it
+        fifo.replace(path)
+        return found
+
+    monkeypatch.setattr(_command, "gather", listed_then_swapped)
+    with _deadline(TIMEOUT):
+        status, out, err = run(capsys, "check", "-q", str(tmp_path))
+    assert status == (2 if name.endswith(".safetensors") else 1)
+    assert said.format(path=path) in out + err
 
 
 def test_a_fifo_in_a_folder_is_in_the_json_report_in_its_place(tmp_path: Path) -> None:
@@ -261,10 +319,10 @@ def test_a_killed_worker_leaves_every_unchecked_file_named(
     victim = str(tmp_path / "f40.safetensors")
     real = _check._check
 
-    def killed_on_the_victim(task: _check.Task) -> _check.FileResult:
+    def killed_on_the_victim(task: _check.Task, fd: int) -> _check.FileResult:
         if task.path == victim:  # as the OOM killer would
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(task)
+        return real(task, fd)
 
     # Workers are forked from this process, so they check with the stand-in.
     monkeypatch.setattr(_check, "_check", killed_on_the_victim)

@@ -16,7 +16,7 @@ import pytest
 import stspec
 from stspec import MAX_HEADER_SIZE
 from stspec.audit import cli as _cli
-from stspec.audit import inputs as _inputs
+from stspec.audit.opening import kind
 
 from .models import run
 
@@ -335,8 +335,8 @@ def test_a_pipe_path_is_read_in_process(
 
 
 def test_the_kinds_of_file_that_are_refused_are_named() -> None:
-    assert _inputs._kind(stat.S_IFBLK) == "a block device"
-    assert _inputs._kind(stat.S_IFCHR) == "a character device"
+    assert kind(stat.S_IFBLK) == "a block device"
+    assert kind(stat.S_IFCHR) == "a character device"
 
 
 def test_inspect_refuses_devices_and_folders(
@@ -355,18 +355,55 @@ def test_inspect_refuses_devices_and_folders(
     )
 
 
-def test_inspect_reads_a_pipe(capsys: pytest.CaptureFixture[str]) -> None:
-    read_end, write_end = os.pipe()
-    os.write(write_end, GOOD)
-    os.close(write_end)
+def test_inspect_reads_a_pipe_on_stdin() -> None:
+    result = stspec_with_stdin(GOOD, "inspect", "-")
+    assert result.returncode == 0, result.stderr
+    out = result.stdout.decode()
+    assert out.startswith("-: 1 tensor")
+    assert f"file length          {len(GOOD)}" in out
+
+
+def test_inspect_gives_up_on_an_idle_stdin(tmp_path: Path) -> None:
+    fifo = tmp_path / "idle"
+    os.mkfifo(fifo)
+    # A writer that holds the FIFO open and sends nothing: stdin is idle.
+    holder = os.open(fifo, os.O_RDWR)
     try:
-        path = f"/dev/fd/{read_end}"
-        status, out, _ = run(capsys, "inspect", path)
+        with fifo.open("rb") as stdin:
+            done = subprocess.run(
+                [*STSPEC, "inspect", "--wait", "0.3", "-"],
+                stdin=stdin,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+    finally:
+        os.close(holder)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == (
+        "stspec: cannot read -: no data arrived for 0.3 s "
+        "(is anything writing to it?)\n"
+    )
+
+
+def test_inspect_refuses_a_fifo_or_pipe_by_name_at_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fifo = tmp_path / "f.safetensors"
+    os.mkfifo(fifo)  # nobody writes: a blocking open would wait for ever
+    read_end, write_end = os.pipe()
+    try:
+        for path in (str(fifo), f"/dev/fd/{read_end}"):
+            status, out, err = run(capsys, "inspect", path)
+            assert (status, out) == (2, "")
+            assert err == (
+                f"stspec: cannot read {path}: not a regular file (a FIFO); to "
+                "inspect what it sends, pipe it to `stspec inspect -`\n"
+            )
     finally:
         os.close(read_end)
-    assert status == 0
-    assert out.startswith(f"{path}: 1 tensor")
-    assert f"file length          {len(GOOD)}" in out
+        os.close(write_end)
 
 
 def test_inspect_reports_an_io_error_while_reading(

@@ -3,7 +3,7 @@
 ``pre-commit try-repo`` installs the hook from this checkout as a user's
 ``.pre-commit-config.yaml`` would (a virtualenv with the project in it) and
 runs it on the staged files.  Installing costs about a minute of wall time on
-a loaded machine; both runs share the one environment.
+a loaded machine; every run in this module shares the one environment.
 """
 
 from __future__ import annotations
@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+import stspec
 
 from .models import INDEX, SHARDS, write_model
 
@@ -38,6 +40,24 @@ def _git(repository: Path, *argv: str) -> None:
     )
 
 
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """pre-commit's cache: the hook's environment, installed once."""
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def _repository(folder: Path) -> Path:
+    """A git repository holding a valid sharded model, committed."""
+    write_model(folder)
+    (folder / "README.md").write_text("a model\n", encoding="utf-8")
+    _git(folder, "init", "-q")
+    _git(folder, "config", "user.email", "hook@example.invalid")
+    _git(folder, "config", "user.name", "hook test")
+    _git(folder, "add", "-A")
+    _git(folder, "commit", "-q", "-m", "a valid sharded model")
+    return folder
+
+
 def _try_repo(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [str(PRE_COMMIT), "try-repo", str(ROOT), "stspec-check", "--color=never"],
@@ -51,7 +71,7 @@ def _try_repo(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
-    tmp_path: Path,
+    tmp_path: Path, home: Path
 ) -> None:
     repository = tmp_path / "models"
     write_model(repository)
@@ -60,7 +80,7 @@ def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
     _git(repository, "config", "user.email", "hook@example.invalid")
     _git(repository, "config", "user.name", "hook test")
     _git(repository, "add", "-A")
-    done = _try_repo(repository, tmp_path / "cache")
+    done = _try_repo(repository, home)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "stspec check" in done.stdout
     assert "Passed" in done.stdout
@@ -69,12 +89,38 @@ def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
     with (repository / SECOND).open("ab") as shard:
         shard.write(b"tampered")
     _git(repository, "add", "-A")
-    done = _try_repo(repository, tmp_path / "cache")
+    done = _try_repo(repository, home)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Failed" in done.stdout
-    # Only the staged shard is passed: it is judged as a file.
     assert f"{SECOND}: LAYOUT-TRAILING at byte " in done.stdout
-    assert INDEX not in done.stdout
+    # The staged shard brings its model: the index is checked with it.
+    assert f"{INDEX}: model invalid (1 invalid shard: {SECOND})" in done.stdout
+
+
+def test_a_staged_shard_brings_its_whole_model(tmp_path: Path, home: Path) -> None:
+    repository = _repository(tmp_path / "models")
+    # A shadow copy, in the second shard, of a tensor the index places in
+    # the first: transformers loads the copy.  Each file alone is valid.
+    tensors = {**SHARDS[SECOND], "layers.0.weight": ("F32", [4], b"\x01" * 16)}
+    stspec.write(repository / SECOND, tensors, {"format": "pt"})
+    _git(repository, "add", SECOND)
+    done = _try_repo(repository, home)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"{SECOND}: SHARD-DUPLICATE at byte " in done.stdout
+    assert f"{INDEX}: model invalid (1 error, 1 warning)" in done.stdout
+
+
+def test_a_file_name_is_never_taken_for_an_option(tmp_path: Path, home: Path) -> None:
+    repository = _repository(tmp_path / "models")
+    garbage = "--sarif=x.safetensors"
+    (repository / garbage).write_bytes(b"this is not a safetensors file")
+    (repository / "README.md").write_text("a model, and more\n", encoding="utf-8")
+    _git(repository, "add", "-A")
+    done = _try_repo(repository, home)
+    assert done.returncode == 1, done.stdout + done.stderr
+    # Checked as a file (and refused), not read as --sarif: no log written.
+    assert f"{garbage}: HEADER-LIMIT at byte 0: not a safetensors" in done.stdout
+    assert not (repository / "x.safetensors").exists()
 
 
 def test_the_hook_manifest_is_what_pre_commit_accepts() -> None:
@@ -89,3 +135,5 @@ def test_the_hook_manifest_is_what_pre_commit_accepts() -> None:
     text = (ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8")
     # An index and its shards must arrive in one call to be checked as a model.
     assert "require_serial: true" in text
+    # File names follow `--`: none is ever read as an option.
+    assert "entry: stspec check -q --whole-models --\n" in text

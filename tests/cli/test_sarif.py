@@ -13,7 +13,7 @@ import pytest
 
 import stspec
 from stspec import RULES, __version__
-from stspec.audit.sarif import SECTIONS
+from stspec.audit.sarif import SECTIONS, SITE
 from stspec.audit.shard_checks import SHARD_CHECKS
 
 from .models import INDEX, SHARDS, run, write_model
@@ -168,7 +168,40 @@ def test_every_rule_carries_its_spec_statement_and_anchor(
         assert entry["shortDescription"]["text"] == check.statement
         assert entry["defaultConfiguration"]["level"] == check.severity
         assert entry["properties"]["spec"] == f"{SHARDS_PAGE}#{check.id.lower()}"
-        assert f"See {SHARDS_PAGE}#{check.id.lower()} " in entry["help"]["text"]
+        address = f"{SITE}/spec/sharded-checkpoints.html#{check.id.lower()}"
+        assert entry["helpUri"] == address
+        assert f"See {address} " in entry["help"]["text"]
+
+
+def test_rules_have_names_and_absolute_help_addresses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "ok.safetensors"
+    stspec.write(path, {})
+    _, log = sarif_of(capsys, tmp_path, str(path))
+    driver = log["runs"][0]["tool"]["driver"]
+    # What code-scanning pages link to: the published site, which a wheel's
+    # user can open without a checkout.
+    assert driver["informationUri"] == f"{SITE}/"
+    names = [rule["name"] for rule in driver["rules"]]
+    assert len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[A-Z][A-Za-z0-9]*", name) for name in names), names
+    rules = {rule["id"]: rule for rule in driver["rules"]}
+    assert rules["HEADER-LIMIT"]["name"] == "HeaderLimit"
+    assert rules["SHARD-INDEX-JSON"]["name"] == "ShardIndexJson"
+    for rule in RULES:
+        address = f"{SITE}/spec/SPEC.html#{rule.id.lower()}"
+        assert rules[rule.id]["helpUri"] == address
+        assert rules[rule.id]["help"]["text"].startswith(f"See {address} ")
+
+
+def test_the_site_is_the_one_the_pages_workflow_publishes() -> None:
+    # GitHub Pages serves a project's site at https://OWNER.github.io/NAME.
+    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text("utf-8")
+    assert "actions/deploy-pages@" in workflow
+    setup = (ROOT / "setup.py").read_text(encoding="utf-8")
+    owner, name = re.findall(r'"https://github\.com/([^/"]+)/([^/"]+)"', setup)[0]
+    assert f"https://{owner}.github.io/{name}" == SITE
 
 
 def test_the_anchors_are_the_specs() -> None:

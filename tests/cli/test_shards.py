@@ -53,6 +53,86 @@ def test_naming_the_index_checks_the_shards_it_names(
     ]
 
 
+def _shadowed(folder: Path) -> None:
+    """Give the second shard a copy of a tensor the index places in the first.
+
+    Each file alone is valid; transformers loads the copy (SHARD-DUPLICATE).
+    """
+    tensors = {**SHARDS[SECOND], "layers.0.weight": ("F32", [4], b"\x01" * 16)}
+    stspec.write(folder / SECOND, tensors, {"format": "pt"})
+
+
+def test_whole_models_checks_the_model_of_a_file_given_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "m")
+    _shadowed(folder)
+    status, out, _ = run(capsys, "check", "-q", str(folder / SECOND))
+    assert (status, out) == (0, "")
+    status, out, err = run(
+        capsys, "check", "-q", "--whole-models", str(folder / SECOND)
+    )
+    assert (status, err) == (1, "")
+    lines = out.splitlines()
+    assert lines[0].startswith(
+        f"{folder / SECOND}: SHARD-DUPLICATE at byte 184: tensor 'layers.0.weight' "
+        f"is held by '{FIRST}' and by '{SECOND}'"
+    )
+    assert lines[-1] == f"{folder / INDEX}: model invalid (1 error, 1 warning)"
+
+
+def test_whole_models_finds_the_index_beside_a_bare_file_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write_model(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    status, out, _ = run(capsys, "check", "--whole-models", FIRST)
+    assert status == 0
+    assert out.splitlines() == [
+        f"{FIRST}: valid (2 tensors, 208 bytes)",
+        f"{SECOND}: valid (1 tensor, 124 bytes)",
+        f"{INDEX}: model valid (2 shards, 3 tensors, 11 parameters)",
+    ]
+
+
+def test_whole_models_checks_every_index_in_the_folder_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "m")
+    variant = "model.safetensors.index.fp16.json"
+    (folder / variant).write_text("{not json", encoding="utf-8")
+    (folder / "sub").mkdir()
+    (folder / "sub" / INDEX).write_text("{not json either", encoding="utf-8")
+    status, out, _ = run(
+        capsys,
+        "check",
+        "-q",
+        "--whole-models",
+        str(folder / FIRST),
+        str(folder / SECOND),
+    )
+    assert status == 1
+    # Both indexes beside the files, each once; none from a subfolder.
+    assert out.count(f"{folder / variant}: model invalid") == 1
+    assert f"{folder / INDEX}:" not in out  # valid, and -q
+    assert "sub" not in out
+
+
+def test_whole_models_leaves_a_file_without_an_index_alone(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "solo.safetensors").write_bytes(
+        stspec.serialize({"w": stspec.Tensor("U8", (1,), b"x")})
+    )
+    status, out, _ = run(
+        capsys, "check", "--whole-models", str(tmp_path / "solo.safetensors")
+    )
+    assert status == 0
+    assert out.splitlines() == [
+        f"{tmp_path / 'solo.safetensors'}: valid (1 tensor, 65 bytes)"
+    ]
+
+
 def _moved(name: str, shard: str) -> dict[str, str]:
     return {**weight_map(SHARDS), name: shard}
 

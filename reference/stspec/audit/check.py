@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 
+from stspec.audit.opening import regular_file
 from stspec.audit.summary import Summary, summarize
 from stspec.errors import SafetensorsError
 from stspec.reader.pipeline import read, validate
@@ -79,16 +80,19 @@ def check_file(task: Task) -> FileResult:
     if task.refused is not None:
         return FileResult(task.shown, "unreadable", reason=task.refused)
     try:
-        return _check(task)
+        # Opened once, without blocking, and judged by what was opened: a
+        # name turned into a FIFO since the folder was listed is refused.
+        with regular_file(task.path) as fd:
+            return _check(task, fd)
     except OSError as exc:
         return FileResult(task.shown, "unreadable", reason=exc.strerror or str(exc))
 
 
-def _check(task: Task) -> FileResult:
+def _check(task: Task, fd: int) -> FileResult:
     # mapped=False: a check needs the header only, and a mapped file that
     # shrinks under the reader would kill the process with SIGBUS.
     try:
-        opened = read(task.path, mapped=False)
+        opened = read(fd, mapped=False)
     except SafetensorsError as exc:
         omitted: dict[str, int] = {}
         errors: tuple[SafetensorsError, ...] = (exc,)
@@ -96,7 +100,7 @@ def _check(task: Task) -> FileResult:
         # (READ-PRECEDENCE): such a file is tolerated.
         verdict = verdict_of({exc.rule}).replace("invalid", "rejected")
         if task.every:
-            found = validate(task.path, mapped=False)
+            found = validate(fd, mapped=False)
             # validate() lists at most so many violations per rule and
             # counts the rest (a list without the count lists them all).
             # Empty when the file changed between read() and validate() (a
@@ -111,8 +115,7 @@ def _check(task: Task) -> FileResult:
             # the command starts faster without them.
             from stspec.audit.sniff import SNIFF_SIZE, sniff  # noqa: PLC0415
 
-            with open(task.path, "rb") as file:  # noqa: PTH123 - a plain path string
-                looks_like = sniff(file.read(SNIFF_SIZE))
+            looks_like = sniff(os.pread(fd, SNIFF_SIZE, 0))
         return FileResult(task.shown, verdict, errors, looks_like, omitted=omitted)
     with opened:
         holdings = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import io
 import os
 import sys
@@ -12,6 +13,7 @@ from stspec import SafetensorsError, read, validate, verdict_of
 from stspec._version import __version__
 from stspec.audit.command import Options, audit
 from stspec.audit.inputs import gather
+from stspec.audit.opening import NotRegularFileError, regular_file
 from stspec.audit.terminal import (
     complain,
     count,
@@ -58,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             sarif=args.sarif,
             jobs=args.jobs,
             wait=args.wait,
+            whole_models=args.whole_models,
+            fail_unchecked_weights=args.fail_unchecked_weights,
         )
         try:
             return audit(args.paths, options)
@@ -65,7 +69,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             # Ctrl-C in a long run over a folder: no traceback, the shell's code.
             complain("interrupted")
             return INTERRUPTED
-    return _inspect(args.file, as_json=args.json)
+    return _inspect(args.file, as_json=args.json, wait=args.wait)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -135,22 +139,48 @@ def parser() -> argparse.ArgumentParser:
         help="processes to check files with (default: one per CPU for 64 files "
         "or more, else one)",
     )
+    _wait_option(check, "give up on a pipe or FIFO that sends nothing for this long")
     check.add_argument(
-        "--wait",
-        type=_seconds,
-        default=60.0,
-        metavar="SECONDS",
-        help="give up on a pipe or FIFO that sends nothing for this long (default 60)",
+        "--whole-models",
+        action="store_true",
+        help="for each file given, also check the sharded models that the "
+        "indexes in its folder describe, all their shards with them (what the "
+        "pre-commit hook does: a commit that changes one shard is checked as "
+        "the whole model)",
+    )
+    check.add_argument(
+        "--fail-unchecked-weights",
+        action="store_true",
+        help="exit 1 when a folder holds files that are not checked but look "
+        "like model weights in another format (a pickle, a ZIP archive such as "
+        "a PyTorch .bin, a GGUF file); they are always named, also under -q",
     )
     inspect = commands.add_parser(
         "inspect",
         formatter_class=formatter,
         help="show the header, metadata and byte layout of a valid file",
-        description="Show the tensors, metadata and byte layout of a valid file.",
+        description="Show the tensors, metadata and byte layout of a valid file. "
+        "FILE must be a regular file; a FIFO or a device is refused at once. "
+        "'-' reads the file from stdin (a pipe or a redirected file).",
     )
-    inspect.add_argument("file", metavar="FILE")
+    inspect.add_argument(
+        "file",
+        metavar="FILE",
+        help="a safetensors file, or - to read one from stdin",
+    )
     inspect.add_argument("--json", action="store_true", help="print JSON")
+    _wait_option(inspect, "with -, give up when stdin sends nothing for this long")
     return parser
+
+
+def _wait_option(command: argparse.ArgumentParser, what: str) -> None:
+    command.add_argument(
+        "--wait",
+        type=_seconds,
+        default=60.0,
+        metavar="SECONDS",
+        help=f"{what} (default 60)",
+    )
 
 
 def _columns() -> int:
@@ -189,38 +219,54 @@ def _report(file: str, errors: Violations) -> dict[str, object]:
     }
 
 
-def _inspect(file: str, *, as_json: bool, wait: float = 60.0) -> int:
-    if os.path.isdir(file):  # noqa: PTH112 - a plain path string
-        complain(
-            f"cannot inspect {file_name(file)}: it is a folder, inspect takes one file"
-        )
-        return TROUBLE
-    # Pipes and devices are resolved as `check` resolves them: a FIFO does not
-    # hang, /dev/zero is not a 0-byte file.
+def _inspect(file: str, *, as_json: bool, wait: float) -> int:
+    if file != "-":
+        return _inspect_path(file, file, as_json=as_json)
+    # stdin is read as `check -` reads it: a pipe to its end, each wait for
+    # data bounded by --wait; a terminal or a device is refused.
     with contextlib.ExitStack() as scratch:
         inputs = gather([file], wait=wait, scratch=scratch)
         if inputs.refused:
             complain(f"cannot read {file_name(file)}: {inputs.refused[0].reason}")
             return TROUBLE
-        return _inspect_file(inputs.targets[0].path, file, as_json=as_json)
+        return _inspect_path(inputs.targets[0].path, file, as_json=as_json)
 
 
-def _inspect_file(path: str, file: str, *, as_json: bool) -> int:
+def _inspect_path(path: str, file: str, *, as_json: bool) -> int:
     try:
-        try:
-            opened = read(path, mapped=False)
-        except SafetensorsError as exc:
-            if as_json:
-                out_json(_report(file, validate(path, mapped=False)))
-            else:
-                out(violation_line(file, exc))
-            return INVALID
-        with opened, open(path, "rb") as raw:  # noqa: PTH123 - a plain path string
-            raw.seek(8)
-            header = raw.read(opened.header_length)
+        # Opened without blocking and judged as opened: a FIFO, a socket or a
+        # device is refused at once, never waited on.
+        with regular_file(path) as fd:
+            return _inspect_file(fd, file, as_json=as_json)
+    except NotRegularFileError as exc:
+        if exc.errno == errno.EISDIR:
+            complain(
+                f"cannot inspect {file_name(file)}: it is a folder, inspect "
+                "takes one file"
+            )
+        elif exc.stream:
+            complain(
+                f"cannot read {file_name(file)}: {exc.strerror}; to inspect what "
+                "it sends, pipe it to `stspec inspect -`"
+            )
+        else:
+            _complain(file, exc)
     except OSError as exc:
         _complain(file, exc)
-        return TROUBLE
+    return TROUBLE
+
+
+def _inspect_file(fd: int, file: str, *, as_json: bool) -> int:
+    try:
+        opened = read(fd, mapped=False)
+    except SafetensorsError as exc:
+        if as_json:
+            out_json(_report(file, validate(fd, mapped=False)))
+        else:
+            out(violation_line(file, exc))
+        return INVALID
+    with opened:
+        header = os.pread(fd, opened.header_length, 8)
     layout = _layout(opened, header)
     if as_json:
         out_json(_description(file, opened, layout))

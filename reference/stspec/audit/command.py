@@ -9,6 +9,7 @@ import sys
 from stspec import SPEC_VERSION, __version__
 from stspec.audit.check import FileResult, Progress, Task, check_files
 from stspec.audit.inputs import Target, entry, gather
+from stspec.audit.opening import NotRegularFileError, regular_file
 from stspec.audit.shard_checks import SHARD_CHECKS_BY_ID
 from stspec.audit.summary import Summary, combine
 from stspec.audit.terminal import (
@@ -27,8 +28,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import Final, NamedTuple
 
-    from stspec.audit.inputs import Refused
+    from stspec.audit.inputs import Inputs, Refused
     from stspec.audit.shards import Finding, Holdings, Index
+    from stspec.audit.sniff import Format
 else:
     from stspec.record import NamedTuple
 
@@ -55,6 +57,8 @@ class Options(NamedTuple):
     sarif: str | None = None
     jobs: int | None = None  # None: chosen by the number of files
     wait: float = 60.0
+    whole_models: bool = False  # a file brings the indexes in its folder
+    fail_unchecked_weights: bool = False
 
 
 class _Model:
@@ -99,7 +103,12 @@ class _Model:
 def audit(paths: list[str], options: Options) -> int:
     """Run ``stspec check`` on ``paths`` and return the exit status."""
     with contextlib.ExitStack() as scratch:
-        inputs = gather(paths, wait=options.wait, scratch=scratch)
+        inputs = gather(
+            paths,
+            wait=options.wait,
+            scratch=scratch,
+            whole_models=options.whole_models,
+        )
         # Judged before any file is checked: a log that cannot be written, or
         # would destroy a model, must not cost a whole run first.
         if not _sarif_writable(options.sarif, paths, inputs.targets):
@@ -126,16 +135,64 @@ def audit(paths: list[str], options: Options) -> int:
             status = max(status, VALID if model.valid else INVALID)
             if not options.as_json:
                 _print_model(model, options)
-        if not options.as_json and not options.quiet:
-            _print_skipped(inputs.skipped)
         ordered = [results[task.path] for task in tasks]
-        if options.as_json:
-            out_json(_document(ordered, models, inputs.skipped, inputs.refused))
-        if options.sarif is not None:
-            status = max(
-                status, _write_sarif(options.sarif, ordered, models, inputs.refused)
-            )
+        return max(status, _finish(ordered, models, inputs, options))
+
+
+def _finish(
+    results: list[FileResult], models: list[_Model], inputs: Inputs, options: Options
+) -> int:
+    """Report what folders held besides, then the JSON and SARIF forms."""
+    status = VALID
+    weights = _weights(inputs.skipped)
+    if weights and options.fail_unchecked_weights:
+        status = INVALID
+    if options.as_json:
+        document = _document(results, models, inputs.skipped, inputs.refused)
+        document["unchecked_weights"] = {
+            folder: [{"file": name, "format": found.key} for name, found in files]
+            for folder, files in weights.items()
+        }
+        out_json(document)
+    else:
+        if not options.quiet:
+            _print_skipped(inputs.skipped)
+        _print_weights(weights)
+    if options.sarif is not None:
+        status = max(
+            status,
+            _write_sarif(options.sarif, results, models, inputs.refused, weights),
+        )
     return status
+
+
+def _weights(skipped: dict[str, list[str]]) -> dict[str, list[tuple[str, Format]]]:
+    """Find the files not checked that look like model weights, per folder.
+
+    Each is judged from its first bytes, opened as every input is (never
+    blocking); a file that cannot be read is left out: it was not checked
+    and is not claimed to be anything.
+    """
+    if not skipped:
+        return {}
+    from stspec.audit.sniff import (  # noqa: PLC0415 - see _open_model
+        SNIFF_SIZE,
+        WEIGHT_FORMATS,
+        sniff,
+    )
+
+    weights: dict[str, list[tuple[str, Format]]] = {}
+    for folder, names in skipped.items():
+        for name in names:
+            path = os.path.join(folder, name)  # noqa: PTH118 - a plain path string
+            try:
+                with regular_file(path) as fd:
+                    found = sniff(os.pread(fd, SNIFF_SIZE, 0))
+            except OSError:
+                continue
+            if found is not None and found.key in WEIGHT_FORMATS:
+                weights.setdefault(folder, []).append((name, found))
+    return weights
 
 
 def _full(options: Options) -> bool:
@@ -154,10 +211,10 @@ def _open_model(target: Target) -> _Model:
         )
 
     try:
-        with open(target.path, "rb") as file:  # noqa: PTH123 - a plain path string
+        with regular_file(target.path) as fd:
             # An index of a million tensors is about 100 MB; a file beyond the
             # header limit is not read into memory at all.
-            raw = file.read(MAX_HEADER_SIZE + 1)
+            raw = _read_head(fd, MAX_HEADER_SIZE + 1)
     except OSError as exc:
         return unusable(f"cannot read the index: {exc.strerror or exc}")
     if len(raw) > MAX_HEADER_SIZE:
@@ -177,6 +234,17 @@ def _open_model(target: Target) -> _Model:
                 # by the index is refused, never opened.
                 model.shard_paths[shard] = entry(path)
     return model
+
+
+def _read_head(fd: int, size: int) -> bytes:
+    """Read up to ``size`` bytes from the start of ``fd`` (fewer at its end)."""
+    parts = []
+    got = 0
+    # One read returns at most about 2 GiB, and less if a signal interrupts it.
+    while got < size and (part := os.pread(fd, size - got, got)):
+        parts.append(part)
+        got += len(part)
+    return b"".join(parts)
 
 
 def _tasks(targets: list[Target], models: list[_Model], *, every: bool) -> list[Task]:
@@ -332,6 +400,21 @@ def _print_skipped(skipped: dict[str, list[str]]) -> None:
         out(f"{file_name(folder)}: {files} not checked ({shown})")
 
 
+def _print_weights(weights: dict[str, list[tuple[str, Format]]]) -> None:
+    # Printed also under --quiet: an exit 0 must not hide a pickle beside
+    # the model (it runs code when loaded, and nothing here checked it).
+    for folder, files in weights.items():
+        shown = ", ".join(
+            f"{file_name(name)} ({found.key})" for name, found in files[:5]
+        ) + (", ..." if len(files) > 5 else "")
+        what = count(len(files), "file")
+        verb = "looks" if len(files) == 1 else "look"
+        out(
+            f"{file_name(folder)}: not checked, {what} that {verb} like model "
+            f"weights: {shown}"
+        )
+
+
 def _complain(file: str, reason: str) -> None:
     complain(f"cannot read {file_name(file)}: {reason}")
 
@@ -396,6 +479,7 @@ def _write_sarif(
     results: list[FileResult],
     models: list[_Model],
     refused: Iterable[Refused],
+    weights: dict[str, list[tuple[str, Format]]],
 ) -> int:
     import json  # noqa: PLC0415 - start-up time, as for _sarif
 
@@ -405,6 +489,11 @@ def _write_sarif(
         results,
         [finding for model in models for finding in model.findings],
         trouble=[(item.shown, item.reason) for item in refused],
+        unchecked=[
+            (os.path.join(folder, name), found.description)  # noqa: PTH118
+            for folder, files in weights.items()
+            for name, found in files
+        ],
     )
     from stspec.writer.atomic import replace_file  # noqa: PLC0415 - start-up time
 
@@ -463,11 +552,13 @@ def _not_a_log(
                 return "it is one of the inputs"
     if stat.S_ISDIR(status.st_mode):
         return "it is a folder"
-    if not stat.S_ISREG(status.st_mode):
-        return "it exists and is not a regular file"
     try:
-        with open(path, "rb") as file:  # noqa: PTH123 - a plain path string
-            head = file.read(_SARIF_HEAD)
+        # Opened without blocking, and judged as opened: a FIFO or a device
+        # is refused, also one that replaced the name since stat().
+        with regular_file(path) as fd:
+            head = os.pread(fd, _SARIF_HEAD, 0)
+    except NotRegularFileError:
+        return "it exists and is not a regular file"
     except OSError as exc:  # pragma: no cover - root (CI) reads every file
         return exc.strerror or str(exc)
     # Empty (made by `touch` or a previous run's redirection), or a log that

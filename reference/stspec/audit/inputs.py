@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import stat
 
+from stspec.audit.opening import NotRegularFileError, kind, open_regular
 from stspec.rules import MAX_HEADER_SIZE
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
@@ -82,11 +83,21 @@ class Inputs:
 
 
 def gather(
-    arguments: list[str], *, wait: float, scratch: contextlib.ExitStack
+    arguments: list[str],
+    *,
+    wait: float,
+    scratch: contextlib.ExitStack,
+    whole_models: bool = False,
 ) -> Inputs:
-    """Resolve every argument; copies of streams live as long as ``scratch``."""
+    """Resolve every argument; copies of streams live as long as ``scratch``.
+
+    ``whole_models``: a file named as an argument also brings the index files
+    beside it (in its folder, not below), so that the models they describe
+    are checked whole.
+    """
     found = Inputs()
     seen: set[str] = set()
+    indexed: set[str] = set()  # folders whose indexes were added
 
     def add(target: Target) -> None:
         key = os.path.normpath(target.path)
@@ -101,7 +112,35 @@ def gather(
         else:
             for target in result:
                 add(target)
+            if whole_models and _is_file_argument(argument, result):
+                folder = os.path.dirname(argument)  # noqa: PTH120 - a plain path string
+                if folder not in indexed:
+                    indexed.add(folder)
+                    for index in _indexes_beside(folder, found):
+                        add(index)
     return found
+
+
+def _is_file_argument(argument: str, targets: list[Target]) -> bool:
+    """Whether ``argument`` named one file on disk (not a folder or a stream)."""
+    if len(targets) != 1 or argument == "-":
+        return False
+    target = targets[0]
+    return target.path == argument and not target.index
+
+
+def _indexes_beside(folder: str, found: Inputs) -> list[Target]:
+    """List the index files in ``folder`` ("" for the current one), by name."""
+    try:
+        files, _ = _listing(folder or ".")
+    except OSError as exc:
+        found.refused.append(Refused(folder or ".", exc.strerror or str(exc)))
+        return []
+    return [
+        entry(os.path.join(folder, name), index=True)
+        for name in files
+        if is_index(name)
+    ]
 
 
 def _resolve(
@@ -126,7 +165,7 @@ def _targets(
     if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
         return [_fifo(argument, wait, scratch)]
     if not stat.S_ISREG(mode):
-        raise _RefusedError(f"not a regular file ({_kind(mode)})")
+        raise _RefusedError(f"not a regular file ({kind(mode)})")
     return [_regular(argument, scratch)]
 
 
@@ -148,20 +187,6 @@ def is_index(name: str) -> bool:
 
 class _RefusedError(Exception):
     """An input that is readable but must not be judged as a file."""
-
-
-def _kind(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "a FIFO"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISCHR(mode):
-        return "a character device"
-    if stat.S_ISBLK(mode):
-        return "a block device"
-    return "not a file"  # pragma: no cover - doors, event ports: other systems
 
 
 def _folder(folder: str, found: Inputs) -> list[Target]:
@@ -226,8 +251,8 @@ def entry(path: str, *, index: bool = False) -> Target:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            kind = _kind(info.st_mode)
-            return Target(path, path, refused=f"not a regular file ({kind})")
+            what = kind(info.st_mode)
+            return Target(path, path, refused=f"not a regular file ({what})")
         if info.st_size == 0:
             _refuse_pseudo_file(path)
     except OSError:
@@ -243,11 +268,9 @@ def _regular(path: str, scratch: contextlib.ExitStack) -> Target:
         if os.stat(path).st_size == 0:
             _refuse_pseudo_file(path)
         return Target(path, path, index=index)
-    fd = os.open(path, os.O_RDONLY)
+    fd = _open(path)
     try:
         size = os.fstat(fd).st_size
-        if size == 0:
-            _refuse_pseudo_file(path)
         head = os.pread(fd, _PREFIX_SIZE, 0)
         length = _header_length(head)
         if length is not None:
@@ -259,24 +282,15 @@ def _regular(path: str, scratch: contextlib.ExitStack) -> Target:
 
 def _refuse_pseudo_file(path: str) -> None:
     """Tell an empty file from a /proc or /sys file, which reports size 0."""
+    os.close(_open(path))
+
+
+def _open(path: str) -> int:
+    """Open a regular file without blocking (the name may be a FIFO by now)."""
     try:
-        # Non-blocking: the file was a regular one when it was looked at, but
-        # may have been replaced by a FIFO since.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-        try:
-            empty = not os.read(fd, 1)
-        finally:
-            os.close(fd)
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
-        raise _RefusedError(
-            f"not a regular file: its size is 0 and reading it fails ({reason})"
-        ) from None
-    if not empty:
-        raise _RefusedError(
-            "not a regular file: its size is 0 but it has content "
-            "(a /proc or /sys file?)"
-        )
+        return open_regular(path)
+    except NotRegularFileError as exc:
+        raise _RefusedError(exc.strerror) from None
 
 
 def _stdin(wait: float, scratch: contextlib.ExitStack) -> Target:
@@ -284,7 +298,7 @@ def _stdin(wait: float, scratch: contextlib.ExitStack) -> Target:
     if stat.S_ISREG(mode):
         return Target(_regular("/dev/stdin", scratch).path, "-")
     if not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
-        raise _RefusedError(f"stdin is not a file or a pipe ({_kind(mode)})")
+        raise _RefusedError(f"stdin is not a file or a pipe ({kind(mode)})")
     return _stream(0, "-", wait, scratch)
 
 

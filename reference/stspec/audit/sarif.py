@@ -22,9 +22,13 @@ if TYPE_CHECKING:
     from stspec.audit.check import FileResult
     from stspec.audit.shards import Finding
 
-__all__ = ["SCHEMA_URI", "sarif_log"]
+__all__ = ["SCHEMA_URI", "SITE", "help_uri", "rule_name", "sarif_log"]
 
 SCHEMA_URI: Final = "https://json.schemastore.org/sarif-2.1.0.json"
+# The published documentation site (the Pages workflow deploys docs/ there):
+# what code-scanning pages link to, so it must work for a wheel's user who
+# has no checkout.
+SITE: Final = "https://safetensors-spec.github.io/safetensors-spec"
 # Rule family -> the SPEC.md section that defines its rules (Appendix B).
 SECTIONS: Final = {
     "processing": "§1.3",
@@ -41,6 +45,21 @@ SECTIONS: Final = {
 # (its id in lower case); the shard checks on the spec's companion page.
 RULES_PAGE: Final = "spec/SPEC.md"
 SHARDS_PAGE: Final = "docs/spec/sharded-checkpoints.md"
+# Where the site publishes each of those pages.
+_PUBLISHED: Final = {
+    RULES_PAGE: "spec/SPEC.html",
+    SHARDS_PAGE: "spec/sharded-checkpoints.html",
+}
+
+
+def help_uri(page: str, rule_id: str) -> str:
+    """Return the address of a rule's definition on the published site."""
+    return f"{SITE}/{_PUBLISHED[page]}#{rule_id.lower()}"
+
+
+def rule_name(rule_id: str) -> str:
+    """Return the name SARIF viewers show for a rule: HEADER-LIMIT -> HeaderLimit."""
+    return "".join(part.capitalize() for part in rule_id.split("-"))
 
 
 def _rules() -> list[dict[str, object]]:
@@ -74,11 +93,14 @@ def _rule(
 ) -> dict[str, object]:
     page, section = defined
     where = f"{page}#{rule_id.lower()}"
+    address = help_uri(page, rule_id)
     return {
         "id": rule_id,
+        "name": rule_name(rule_id),
         "shortDescription": {"text": statement},
         "fullDescription": {"text": f"{statement} (SPEC.md {section})"},
-        "help": {"text": f"See {where} (SPEC.md {section}, rule {rule_id})."},
+        "help": {"text": f"See {address} (SPEC.md {section}, rule {rule_id})."},
+        "helpUri": address,
         "defaultConfiguration": {"level": level},
         "properties": {**properties, "spec": where, "section": section},
     }
@@ -136,8 +158,13 @@ def sarif_log(
     findings: Iterable[Finding],
     *,
     trouble: Iterable[tuple[str, str]] = (),
+    unchecked: Iterable[tuple[str, str]] = (),
 ) -> dict[str, object]:
-    """Build one SARIF log: violations, sharded-model findings, unreadable inputs."""
+    """Build one SARIF log: violations, sharded-model findings, unreadable inputs.
+
+    ``unchecked``: (file, what it looks like) for files a folder holds that
+    look like model weights in another format; warnings, not failures.
+    """
     rules = _rules()
     position = {str(rule["id"]): index for index, rule in enumerate(rules)}
     levels = {rule.id: "error" if rule.level == "MUST" else "warning" for rule in RULES}
@@ -183,6 +210,14 @@ def sarif_log(
         }
         for file, reason in unreadable
     ]
+    warnings = [
+        {
+            "level": "warning",
+            "message": {"text": f"not checked: {file} looks like {description}"},
+            "locations": [_location(file, None)],
+        }
+        for file, description in unchecked
+    ]
     _fingerprint(entries)
     return {
         "$schema": SCHEMA_URI,
@@ -192,6 +227,7 @@ def sarif_log(
                 "tool": {
                     "driver": {
                         "name": "stspec",
+                        "informationUri": f"{SITE}/",
                         "version": __version__,
                         "semanticVersion": __version__,
                         "rules": rules,
@@ -201,7 +237,7 @@ def sarif_log(
                 "invocations": [
                     {
                         "executionSuccessful": not notifications,
-                        "toolExecutionNotifications": notifications,
+                        "toolExecutionNotifications": notifications + warnings,
                     }
                 ],
                 "results": entries,

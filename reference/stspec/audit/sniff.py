@@ -11,9 +11,12 @@ if TYPE_CHECKING:
 else:
     from stspec.record import NamedTuple
 
-__all__ = ["SNIFF_SIZE", "Format", "sniff"]
+__all__ = ["SNIFF_SIZE", "WEIGHT_FORMATS", "Format", "sniff"]
 
 SNIFF_SIZE: Final = 64  # bytes from the start of the file that sniff() looks at
+# Formats that model weights ship in besides safetensors: a folder's file in
+# one of them is named even under --quiet (pickles can run code when loaded).
+WEIGHT_FORMATS: Final = frozenset({"pickle", "zip", "gguf"})
 
 
 class Format(NamedTuple):

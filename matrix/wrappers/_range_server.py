@@ -5,7 +5,12 @@ The remote readers (huggingface_hub's ``parse_safetensors_file_metadata``,
 use them: over HTTP, with their own Range requests.  The file under test is
 served at ``/local/model/resolve/main/model.safetensors`` with the Hub's Range
 semantics: 206 with ``Content-Range`` and an ``ETag``, the range clamped to
-the file, 416 past its end.  So a range-boundary bug in a client shows.
+the file; a suffix range (``bytes=-5``) is the file's last bytes; 416 with
+``Content-Range: bytes */SIZE`` for a range past the end, one whose last byte
+comes before its first (``bytes=5-3``), or an empty suffix (``bytes=-0``), as
+nginx answers them.  A Range header in another form (another unit, several
+ranges) is ignored: 200 with the whole file.  So a range-boundary bug in a
+client shows, and no answer of the server's is one a real server never gives.
 
 In a Python wrapper: ``endpoint()`` (one server per process, started on first
 use) and ``serve_file(path)``.  For a wrapper in another language:
@@ -22,10 +27,10 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Final
 
-__all__ = ["FILE_PATH", "endpoint", "serve_file"]
+__all__ = ["FILE_PATH", "byte_range", "endpoint", "serve_file"]
 
 FILE_PATH: Final = "/local/model/resolve/main/model.safetensors"
-_RANGE: Final = re.compile(r"bytes=(\d+)-(\d*)$")
+_RANGE: Final = re.compile(r"bytes=(\d*)-(\d*)$")
 _served: dict[str, str] = {}  # "path": the file the next requests read
 # (pid, server): the suite forks its workers from a process that already
 # loaded a file, and a thread does not survive a fork, so each process
@@ -55,14 +60,14 @@ class _Hub(BaseHTTPRequestHandler):
         status = 200
         asked = _RANGE.match(self.headers.get("Range", ""))
         if asked:
-            start = int(asked.group(1))
-            end = min(int(asked.group(2) or size - 1), size - 1)
-            if start >= size:
+            found = byte_range(asked.group(1), asked.group(2), size)
+            if found is None:
                 self.send_response(416)
                 self.send_header("Content-Range", f"bytes */{size}")
                 self.send_header("Content-Length", "0")
                 self.end_headers()
                 return
+            start, end = found
             status = 206
         self.send_response(status)
         if status == 206:
@@ -74,6 +79,21 @@ class _Hub(BaseHTTPRequestHandler):
             with open(path, "rb") as file:
                 file.seek(start)
                 self.wfile.write(file.read(end - start + 1))
+
+
+def byte_range(first: str, last: str, size: int) -> tuple[int, int] | None:
+    """Return the bytes ``bytes=FIRST-LAST`` asks of a file (None: 416).
+
+    Both bounds are inclusive, as in ``Content-Range``.
+    """
+    if not first:  # a suffix: the last LAST bytes
+        if not last or int(last) == 0 or size == 0:
+            return None
+        return max(size - int(last), 0), size - 1
+    start = int(first)
+    if start >= size or (last and int(last) < start):
+        return None
+    return start, min(int(last), size - 1) if last else size - 1
 
 
 def serve_file(path: str) -> None:

@@ -46,15 +46,16 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
-def _repository(folder: Path) -> Path:
-    """A git repository holding a valid sharded model, committed."""
+def _repository(folder: Path, *, commit: bool = True) -> Path:
+    """A git repository holding a valid sharded model, staged or committed."""
     write_model(folder)
     (folder / "README.md").write_text("a model\n", encoding="utf-8")
     _git(folder, "init", "-q")
     _git(folder, "config", "user.email", "hook@example.invalid")
     _git(folder, "config", "user.name", "hook test")
     _git(folder, "add", "-A")
-    _git(folder, "commit", "-q", "-m", "a valid sharded model")
+    if commit:
+        _git(folder, "commit", "-q", "-m", "a valid sharded model")
     return folder
 
 
@@ -73,13 +74,7 @@ def _try_repo(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
 def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
     tmp_path: Path, home: Path
 ) -> None:
-    repository = tmp_path / "models"
-    write_model(repository)
-    (repository / "README.md").write_text("a model\n", encoding="utf-8")
-    _git(repository, "init", "-q")
-    _git(repository, "config", "user.email", "hook@example.invalid")
-    _git(repository, "config", "user.name", "hook test")
-    _git(repository, "add", "-A")
+    repository = _repository(tmp_path / "models", commit=False)
     done = _try_repo(repository, home)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "stspec check" in done.stdout

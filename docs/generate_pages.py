@@ -348,20 +348,40 @@ def checkout_commands() -> str:
     return "```sh\n" + "\n".join(lines) + "\n```\n"
 
 
-def implementations() -> int:
-    """The implementations of the results matrix: results/*.json that ran."""
+def _results() -> list[dict[str, Any]]:
+    """The runs of the results matrix: results/*.json whose set-up worked."""
     rows = [
         json.loads(path.read_text(encoding="utf-8"))
         for path in sorted((ROOT / "results").glob("*.json"))
     ]
-    return sum(
-        1 for row in rows if "implementation" in row and "setup_error" not in row
-    )
+    return [row for row in rows if "implementation" in row and "setup_error" not in row]
+
+
+def implementations() -> int:
+    """The implementations of the results matrix: results/*.json that ran."""
+    return len(_results())
+
+
+def differentials() -> int:
+    """The files two implementations of the matrix accept but load differently."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # matrix/ is a folder of the checkout
+    from matrix.render_diff import differentials as found  # noqa: PLC0415
+
+    return len(found(_results()))
+
+
+def tolerated_cases() -> int:
+    """The corpus's tolerated (i_) cases."""
+    manifest = json.loads((ROOT / "corpus" / "manifest.json").read_text("utf-8"))
+    return sum(case["verdict"] == "tolerated" for case in manifest["cases"])
 
 
 # numbers a sentence states, as ``<!-- generated: count NAME -->``
 COUNTS: Final[dict[str, Callable[[], int]]] = {
     "implementations": implementations,
+    "differentials": differentials,
+    "tolerated cases": tolerated_cases,
 }
 
 

@@ -169,3 +169,15 @@ def test_the_count_of_implementations_is_the_rows_that_ran() -> None:
     assert GENERATOR.implementations() == len(ran) > 0
     text = f"of {COUNT.format(7)} implementations"
     assert GENERATOR.regenerate(text) == f"of {COUNT.format(len(ran))} implementations"
+
+
+def test_a_generated_number_never_starts_a_line() -> None:
+    """Markdown reads a line that starts with ``<!--`` as a block of raw HTML,
+    which would cut the sentence around a generated number in two."""
+    starts = [
+        f"{page.relative_to(ROOT).as_posix()}:{number}"
+        for page in GENERATOR.pages()
+        for number, line in enumerate(page.read_text("utf-8").splitlines(), 1)
+        if re.match(r"\s*<!-- generated: count ", line)
+    ]
+    assert starts == []

@@ -133,6 +133,27 @@ def test_whole_models_leaves_a_file_without_an_index_alone(
     ]
 
 
+def test_a_shard_without_the_suffix_is_checked_not_called_unchecked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An index may name any file as a shard: a pickle there is checked (and
+    # refused) as the shard, not also listed among the files not checked.
+    pickle_bytes = b"\x80\x04\x95" + bytes(40)
+    (tmp_path / "evil.bin").write_bytes(pickle_bytes)
+    index = {"weight_map": {"w": "evil.bin"}}
+    (tmp_path / INDEX).write_text(json.dumps(index), encoding="utf-8")
+    status, out, _ = run(capsys, "check", str(tmp_path))
+    assert status == 1
+    assert out.splitlines() == [
+        (
+            f"{tmp_path / 'evil.bin'}: HEADER-BOUNDS at byte 0: not a safetensors "
+            "file, it looks like a Python pickle (protocol 4; legacy PyTorch "
+            "checkpoints are pickles, which can run code when loaded)"
+        ),
+        f"{tmp_path / INDEX}: model invalid (1 invalid shard: evil.bin)",
+    ]
+
+
 def _moved(name: str, shard: str) -> dict[str, str]:
     return {**weight_map(SHARDS), name: shard}
 

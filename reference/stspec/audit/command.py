@@ -136,7 +136,29 @@ def audit(paths: list[str], options: Options) -> int:
             if not options.as_json:
                 _print_model(model, options)
         ordered = [results[task.path] for task in tasks]
+        inputs.skipped = _unchecked(inputs.skipped, tasks)
         return max(status, _finish(ordered, models, inputs, options))
+
+
+def _unchecked(
+    skipped: dict[str, list[str]], tasks: list[Task]
+) -> dict[str, list[str]]:
+    """Drop from what folders held besides the files checked after all.
+
+    An index may name a shard without the .safetensors suffix (``evil.bin``):
+    it is checked as a shard, and is no "other file not checked".
+    """
+    checked = {os.path.normpath(task.path) for task in tasks}
+    kept = {}
+    for folder, names in skipped.items():
+        left = [
+            name
+            for name in names
+            if os.path.normpath(os.path.join(folder, name)) not in checked  # noqa: PTH118
+        ]
+        if left:
+            kept[folder] = left
+    return kept
 
 
 def _finish(

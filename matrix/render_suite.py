@@ -10,6 +10,7 @@ committed sentence about it stale.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from matrix import inputs
@@ -17,22 +18,44 @@ from matrix import inputs
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["runs", "statement", "tree_status"]
+__all__ = ["Run", "runs", "statement", "tree_status"]
 
 
-def runs(results: Iterable[dict[str, Any]]) -> list[tuple[str, str, list[str]]]:
-    """(suite commit, suite digest, implementations) per run, most rows first."""
-    found: dict[tuple[str, str], list[str]] = {}
+@dataclass(frozen=True)
+class Run:
+    """The rows one suite (one digest) judged, and the commits they name."""
+
+    digest: str
+    commits: tuple[str, ...]  # sorted; rows rerun later may name a later commit
+    names: tuple[str, ...]
+
+    def words(self, *, commit: bool) -> str:
+        """``commit C, suite digest D`` (the digest alone with commit=False)."""
+        shown = ", ".join(c[:12] for c in self.commits)
+        at = f"commit{'s' if len(self.commits) > 1 else ''} {shown}, " if commit else ""
+        return f"{at}suite digest {self.digest[:12]}"
+
+
+def runs(results: Iterable[dict[str, Any]]) -> list[Run]:
+    """The suites the rows were judged by, most rows first.
+
+    Rows are one run when they record one suite digest: a commit that
+    changed no file of the suite (matrix.inputs) judges no row differently.
+    """
+    found: dict[str, tuple[set[str], list[str]]] = {}
     for result in results:
         if "setup_error" in result:
             continue  # it ran nothing
         commit = str((result.get("suite") or {}).get("commit") or "?")
         digest = str((result.get("inputs") or {}).get("suite") or "?")
-        found.setdefault((commit, digest), []).append(
-            str(result["implementation"]["name"])
-        )
-    ordered = sorted(found.items(), key=lambda item: (-len(item[1]), item[0]))
-    return [(commit, digest, names) for (commit, digest), names in ordered]
+        commits, names = found.setdefault(digest, (set(), []))
+        commits.add(commit)
+        names.append(str(result["implementation"]["name"]))
+    made = [
+        Run(digest, tuple(sorted(commits)), tuple(names))
+        for digest, (commits, names) in found.items()
+    ]
+    return sorted(made, key=lambda run: (-len(run.names), run.digest))
 
 
 def statement(results: Iterable[dict[str, Any]], *, commit: bool = True) -> str:
@@ -44,18 +67,13 @@ def statement(results: Iterable[dict[str, Any]], *, commit: bool = True) -> str:
     found = runs(results)
     if not found:
         return "No row has been run."
-
-    def suite(at: str, digest: str) -> str:
-        return (f"commit {at[:12]}, " if commit else "") + f"suite digest {digest[:12]}"
-
     if len(found) == 1:
-        at, digest, names = found[0]
         return (
-            f"All {len(names)} rows come from one run of the suite "
-            f"({suite(at, digest)}, matrix/inputs.py)."
+            f"All {len(found[0].names)} rows come from one run of the suite "
+            f"({found[0].words(commit=commit)}, matrix/inputs.py)."
         )
     parts = "; ".join(
-        f"{suite(at, digest)}: {', '.join(names)}" for at, digest, names in found
+        f"{run.words(commit=commit)}: {', '.join(run.names)}" for run in found
     )
     return (
         f"The rows come from {len(found)} different suites ({parts}), so they "
@@ -67,7 +85,7 @@ def tree_status(results: Iterable[dict[str, Any]]) -> str:
     """Whether the suite in this tree is the one that produced the rows."""
     found = runs(results)
     now = inputs.suite_digest()
-    if len(found) == 1 and found[0][1] == now:
+    if len(found) == 1 and found[0].digest == now:
         return (
             "The suite in this version of the project is the one that produced "
             "these results."

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from matrix import envs, inputs, render_data
+from matrix import envs, inputs, render_data, render_suite
 
 if TYPE_CHECKING:
     import pytest
@@ -132,15 +131,7 @@ def test_the_suite_digest_leaves_out_the_auditor_only(
 
 def test_every_row_in_results_comes_from_one_run_of_the_suite() -> None:
     """A page mixing rows of different suites compares rows judged differently."""
-    runs: dict[tuple[str, str], list[str]] = {}
-    for result in render_data.load_results(REPO / "results"):
-        if "setup_error" in result:
-            continue  # it ran nothing
-        key = (
-            str(result.get("suite", {}).get("commit")),
-            str(result.get("inputs", {}).get("suite")),
-        )
-        runs.setdefault(key, []).append(result["implementation"]["name"])
+    runs = render_suite.runs(render_data.load_results(REPO / "results"))
     assert len(runs) == 1, "rows of results/ come from different suites: " + (
-        json.dumps({f"{c[:12]} {d[:12]}": n for (c, d), n in runs.items()})
+        "; ".join(f"{run.digest[:12]}: {', '.join(run.names)}" for run in runs)
     )

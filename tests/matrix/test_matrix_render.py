@@ -230,8 +230,15 @@ def test_the_pages_say_which_suite_produced_the_rows() -> None:
         f"suite digest {'d' * 12}, matrix/inputs.py)."
     )
     mixed = [*one, _ran("z", "e" * 40, "f" * 64)]
-    assert render_suite.runs(mixed)[1] == ("e" * 40, "f" * 64, ["z"])
+    assert render_suite.runs(mixed)[1] == render_suite.Run(
+        "f" * 64, ("e" * 40,), ("z",)
+    )
     assert "2 different suites" in render_suite.statement(mixed)
+    # a row rerun at a later commit that changed no file of the suite
+    later = [*one, _ran("y", "e" * 40, "d" * 64)]
+    assert render_suite.statement(later).startswith(
+        f"All 3 rows come from one run of the suite (commits {'c' * 12}, {'e' * 12}, "
+    )
     page = render_html.render_html(one, [])
     assert html.escape(said) in page
     # the documentation names no commits: the Markdown table gives the digest

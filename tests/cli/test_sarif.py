@@ -91,6 +91,24 @@ def test_the_log_validates_against_the_sarif_schema(
     ]
 
 
+def test_unchecked_weights_are_warnings_the_schema_accepts(
+    validator: jsonschema.Draft7Validator,
+    mixed: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    (mixed / "pytorch_model.bin").write_bytes(b"\x80\x02}q\x00." + bytes(40))
+    _, log = sarif_of(capsys, tmp_path, str(mixed))
+    assert list(validator.iter_errors(log)) == []
+    notes = log["runs"][0]["invocations"][0]["toolExecutionNotifications"]
+    (warning,) = [note for note in notes if note["level"] == "warning"]
+    assert warning["message"]["text"].startswith(
+        f"not checked: {mixed / 'pytorch_model.bin'} looks like a Python pickle"
+    )
+    uri = warning["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+    assert uri == "file://" + str(mixed / "pytorch_model.bin")
+
+
 def test_a_schema_violation_would_be_caught(
     validator: jsonschema.Draft7Validator,
     mixed: Path,

@@ -91,7 +91,9 @@ def test_untrusted_messages_are_made_encodable() -> None:
     broken = _Raises(_UnprintableError()).attempt_load("x", timeout=0)
     assert broken.status == "rejected"
     assert "could not be read" in broken.message
-    said = _rejection({"result": "rejected", "reason": "bad \ud800 name"}, b"")
+    said = _rejection(
+        {"result": "rejected", "reason": "bad \ud800 name"}, b"", "read-answer"
+    )
     assert said.message == "bad \\ud800 name"
     assert Outcome("crashed", crash="\udcff").crash == "\\udcff"
 

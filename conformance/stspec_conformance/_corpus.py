@@ -13,7 +13,9 @@ from stspec_conformance._staging import damage
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-PREFIXES: Final = {"y": "valid", "n": "invalid", "i": "tolerated"}
+# x_: invalid, breaking several MUST rules of one precedence group (judged on
+# rejection alone: a reader may name any of them)
+PREFIXES: Final = {"y": "valid", "n": "invalid", "i": "tolerated", "x": "invalid"}
 # test function name <-> verdict class (the class is spelt in the node id)
 TEST_FOR_VERDICT: Final = {
     "valid": "test_must_accept",
@@ -129,6 +131,7 @@ def _check_case(manifest: Path, case: object, seen: set[str]) -> None:
         raise CorpusError(f"{manifest}: {case_id}: a {verdict} case needs 'expected'")
     case.setdefault("rules", [])
     case.setdefault("tags", [])
+    case.setdefault("also_breaks", [])
 
 
 def materialise(case_id: str, directory: Path) -> Path:

@@ -55,7 +55,7 @@ GROUPS: Final = (
 )
 GROUP_LABEL: Final = {
     "valid": "must accept (y_)",
-    "invalid": "must reject (n_)",
+    "invalid": "must reject (n_, x_)",
     "tolerated": "tolerated (i_)",
     "properties": "properties",
     "single-fault": "single faults",

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Final
 import stspec
 from stspec.rules import RULES, RULES_BY_ID
 from stspec_corpus._generate import FILES, SCHEMA, SUFFIX, check
-from stspec_corpus._model import ID_PATTERN, Case
+from stspec_corpus._model import ID_PATTERN, VERDICTS, Case
 from stspec_corpus._paths import MANIFEST, default_dir
 from stspec_corpus._recipes import HASH_LIMIT, run
 from stspec_corpus._registry import all_cases
@@ -157,29 +157,38 @@ def _entry_problems(root: Path, entry: dict[str, object]) -> list[str]:
     case_id = str(entry["id"])
     problems = []
     if not ID_PATTERN.match(case_id):
-        problems.append("id does not match ^[yni]_[a-z0-9]+(_[a-z0-9]+)*$")
-    verdict = {"y": "valid", "n": "invalid", "i": "tolerated"}.get(case_id[0])
+        problems.append("id does not match ^[ynix]_[a-z0-9]+(_[a-z0-9]+)*$")
+    verdict = VERDICTS.get(case_id[0])
     if entry["verdict"] != verdict:
         problems.append(f"verdict {entry['verdict']} disagrees with the prefix")
     rules = [str(r) for r in entry["rules"]]  # type: ignore[attr-defined]
-    unknown = [
-        r for r in rules if r not in RULES_BY_ID or RULES_BY_ID[r].scope != "reader"
-    ]
-    if unknown:
-        problems.append(f"not reader rule ids: {unknown}")
-    elif not rules:
-        problems.append("lists no rules")
-    elif verdict == "invalid" and (
-        len(rules) != 1 or RULES_BY_ID[rules[0]].level != "MUST"
-    ):
-        problems.append(f"an n_ case must name exactly one MUST rule, has {rules}")
-    elif verdict == "tolerated" and any(RULES_BY_ID[r].level != "MAY" for r in rules):
-        problems.append(f"an i_ case may break only MAY rules, has {rules}")
+    problems += _rule_problems(case_id, verdict, rules)
+    further = [str(r) for r in entry.get("also_breaks", [])]  # type: ignore[attr-defined]
+    if further and (verdict != "invalid" or set(further) & set(rules)):
+        problems.append(f"also_breaks {further} on a {verdict} case or repeating rules")
     if "file" in entry:
         problems += _file_problems(root, case_id, entry)
     elif "recipe" not in entry:
         problems.append("has neither file nor recipe")
     return problems
+
+
+def _rule_problems(case_id: str, verdict: str | None, rules: list[str]) -> list[str]:
+    unknown = [
+        r for r in rules if r not in RULES_BY_ID or RULES_BY_ID[r].scope != "reader"
+    ]
+    levels = [RULES_BY_ID[r].level for r in rules if not unknown]
+    if unknown:
+        return [f"not reader rule ids: {unknown}"]
+    if not rules:
+        return ["lists no rules"]
+    if case_id[0] == "n" and levels != ["MUST"]:
+        return [f"an n_ case must name exactly one MUST rule, has {rules}"]
+    if case_id[0] == "x" and (len(rules) < 2 or set(levels) != {"MUST"}):
+        return [f"an x_ case must name two or more MUST rules, has {rules}"]
+    if verdict == "tolerated" and set(levels) != {"MAY"}:
+        return [f"an i_ case may break only MAY rules, has {rules}"]
+    return []
 
 
 def _file_problems(root: Path, case_id: str, entry: dict[str, object]) -> list[str]:

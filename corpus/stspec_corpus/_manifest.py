@@ -85,6 +85,8 @@ def case_json(case: Case) -> dict[str, object]:
         "provenance": case.provenance.as_json(),
         "size": case.size,
     }
+    if case.also_breaks:
+        out["also_breaks"] = list(case.also_breaks)
     if case.sha256 is not None:
         out["sha256"] = case.sha256
     if case.data is not None:

@@ -23,8 +23,15 @@ ProvenanceKind = Literal["generator", "spec-example", "fuzz", "bug-report"]
 JsonScalar = str | int | bool | None
 Params = Mapping[str, object]
 
-VERDICTS: Final[dict[str, Verdict]] = {"y": "valid", "n": "invalid", "i": "tolerated"}
-ID_PATTERN: Final = re.compile(r"^[yni]_[a-z0-9]+(_[a-z0-9]+)*$")
+# x_ cases are invalid too: they break two or more MUST rules of their first
+# precedence group (SPEC 12.1), so a reader may name any of them.
+VERDICTS: Final[dict[str, Verdict]] = {
+    "y": "valid",
+    "n": "invalid",
+    "i": "tolerated",
+    "x": "invalid",
+}
+ID_PATTERN: Final = re.compile(r"^[ynix]_[a-z0-9]+(_[a-z0-9]+)*$")
 FAMILIES: Final = (
     "prefix",
     "text",
@@ -133,6 +140,15 @@ class Case:
     recipe: Recipe | None = None
     expected: Expected | None = None
     provenance: Provenance = GENERATOR
+    # MUST rules the file breaks besides ``rules`` when every rule statement
+    # is read on its own; SPEC 12.1 says they do not apply (a later group, or a
+    # condition of group 5), so a reader naming one misnames the file.
+    also_breaks: tuple[str, ...] = ()
+
+    @property
+    def multi_fault(self) -> bool:
+        """Whether the case is judged on rejection alone (an ``x_`` case)."""
+        return self.id[0] == "x"
 
     @property
     def verdict(self) -> Verdict:
@@ -179,6 +195,7 @@ def make(  # noqa: PLR0913 - one keyword per manifest field
     tags: Sequence[str] = (),
     provenance: Provenance = GENERATOR,
     dtypes: Sequence[str] = (),
+    also_breaks: Sequence[str] = (),
 ) -> Case:
     """Build a case, adding the family and ``dtype:X`` tags.
 
@@ -187,9 +204,10 @@ def make(  # noqa: PLR0913 - one keyword per manifest field
     """
     if not ID_PATTERN.match(case_id):
         raise ValueError(f"bad case id {case_id!r}")
-    for rule in rules:
+    for rule in (*rules, *also_breaks):
         if RULES_BY_ID[rule].scope != "reader":
             raise ValueError(f"{case_id}: {rule} is not a reader rule")
+    _check_fault_count(case_id, rules, also_breaks)
     found = set(dtypes)
     if expected is not None and expected.digest is None:
         found.update(t.dtype for t in expected.tensors.values())
@@ -211,7 +229,24 @@ def make(  # noqa: PLR0913 - one keyword per manifest field
         recipe=recipe,
         expected=expected,
         provenance=provenance,
+        also_breaks=tuple(sorted(also_breaks)),
     )
+
+
+def _check_fault_count(
+    case_id: str, rules: Sequence[str], also_breaks: Sequence[str]
+) -> None:
+    """Refuse an n_ case without one MUST rule, an x_ case without two or more."""
+    must = [rule for rule in rules if RULES_BY_ID[rule].level == "MUST"]
+    prefix = case_id[0]
+    if prefix == "n" and (len(rules) != 1 or len(must) != 1):
+        raise ValueError(f"{case_id}: an n_ case names exactly one MUST rule")
+    if prefix == "x" and (len(must) != len(rules) or len(rules) < 2):
+        raise ValueError(f"{case_id}: an x_ case names two or more MUST rules")
+    if also_breaks and prefix not in "nx":
+        raise ValueError(f"{case_id}: only an invalid case breaks further rules")
+    if set(also_breaks) & set(rules):
+        raise ValueError(f"{case_id}: also_breaks repeats a rule of rules")
 
 
 # --- tensors and headers ----------------------------------------------------

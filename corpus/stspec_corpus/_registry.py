@@ -6,13 +6,16 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from stspec_corpus import (
+    _also,
     _arith,
     _dtype,
     _fuzzfound,
     _jsontext,
     _large,
     _layout,
+    _nearmiss,
     _prefix,
+    _reports,
     _structure,
     _text,
 )
@@ -30,6 +33,8 @@ _FAMILIES = (
     _arith,
     _large,
     _fuzzfound,
+    _reports,
+    _nearmiss,
 )
 
 
@@ -42,7 +47,10 @@ def all_cases() -> tuple[Case, ...]:
             if case.id in found:
                 raise ValueError(f"duplicate case id {case.id}")
             found[case.id] = case
-    return tuple(found[key] for key in sorted(found))
+    unknown = set(_also.ALSO_BREAKS) - set(found)
+    if unknown:
+        raise ValueError(f"also_breaks names no case: {sorted(unknown)}")
+    return tuple(_also.with_also_breaks(found[key] for key in sorted(found)))
 
 
 def case_by_id(case_id: str) -> Case:

@@ -201,6 +201,9 @@ def _recipes() -> list[object]:
 
 def _case() -> dict[str, object]:
     reader_rules = [rule.id for rule in RULES if rule.scope == "reader"]
+    must_rules = [
+        rule.id for rule in RULES if rule.scope == "reader" and rule.level == "MUST"
+    ]
     return {
         "type": "object",
         "required": [
@@ -214,16 +217,27 @@ def _case() -> dict[str, object]:
         ],
         "additionalProperties": False,
         "properties": {
-            "id": {"type": "string", "pattern": "^[yni]_[a-z0-9]+(_[a-z0-9]+)*$"},
+            "id": {"type": "string", "pattern": "^[ynix]_[a-z0-9]+(_[a-z0-9]+)*$"},
             "verdict": {"enum": ["valid", "invalid", "tolerated"]},
             "rules": {
                 "description": "n_: the one MUST rule the file breaks in its first "
-                "precedence group (SPEC 12.1); i_: the MAY rules it breaks; y_: the "
-                "rules whose boundary it sits on",
+                "precedence group (SPEC 12.1); x_: every MUST rule it breaks in its "
+                "first precedence group (two or more); i_: the MAY rules it breaks; "
+                "y_: the rules whose boundary it sits on",
                 "type": "array",
                 "minItems": 1,
                 "uniqueItems": True,
                 "items": {"enum": reader_rules},
+            },
+            "also_breaks": {
+                "description": "n_ and x_: the MUST rules the file breaks besides "
+                "rules when each rule statement is read on its own; SPEC 12.1 says "
+                "they do not apply (a later precedence group, or a condition within "
+                "one), so a reader that names one misnames the file",
+                "type": "array",
+                "minItems": 1,
+                "uniqueItems": True,
+                "items": {"enum": must_rules},
             },
             "description": {"type": "string", "minLength": 1},
             "tags": {
@@ -256,7 +270,7 @@ def _case() -> dict[str, object]:
             "file": {
                 "description": "the file, relative to the manifest's directory",
                 "type": "string",
-                "pattern": "^files/[yni]_[a-z0-9_]+\\.safetensors$",
+                "pattern": "^files/[ynix]_[a-z0-9_]+\\.safetensors$",
             },
             "recipe": {"$ref": "#/$defs/recipe"},
             "expected": {"$ref": "#/$defs/expected"},
@@ -292,6 +306,20 @@ def _case() -> dict[str, object]:
                     "not": {"required": ["expected"]},
                 },
             },
+            {
+                "if": {"properties": {"id": {"pattern": "^x_"}}},
+                "then": {
+                    "properties": {
+                        "verdict": {"const": "invalid"},
+                        "rules": {"minItems": 2, "items": {"enum": must_rules}},
+                    },
+                    "not": {"required": ["expected"]},
+                },
+            },
+            {
+                "if": {"properties": {"id": {"pattern": "^[yi]_"}}},
+                "then": {"not": {"required": ["also_breaks"]}},
+            },
         ],
     }
 
@@ -304,7 +332,9 @@ def schema() -> dict[str, object]:
         "title": "safetensors-spec corpus manifest",
         "description": "One entry per corpus case. y_ cases must be accepted with the "
         "expected content, n_ cases must be rejected (rules names the one MUST rule "
-        "broken), i_ cases break only MAY rules: a reader may accept or reject them. "
+        "broken), x_ cases must be rejected and are judged on that alone (rules "
+        "names every MUST rule broken), i_ cases break only MAY rules: a reader may "
+        "accept or reject them. "
         "Every JSON number is an integer in [0, 2^53-1], exact in any JSON parser; "
         "values that can be larger (dimensions, integer elements) are decimal "
         "strings. Files are UTF-8 JSON with ASCII-only text (\\u escapes).",

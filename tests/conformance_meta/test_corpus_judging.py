@@ -120,3 +120,24 @@ def test_a_rejects_type_rejects_whatever_its_words(tmp_path: Path) -> None:
     said = " ".join(str(w) for w in words)
     for phrase in ("run out of memory", "Cannot allocate", "bad_alloc", "allocation"):
         assert phrase in said, words
+
+
+def test_x_cases_are_judged_on_rejection_alone(tmp_path: Path) -> None:
+    # rejects_everything names SIZE-MATCH for every file: right for neither
+    # case's rules, wrong under --check-rules only for the n_ case
+    run = run_suite(
+        str(JUDGED / "rejects_everything.py"),
+        "--check-rules",
+        "--no-smoke-gate",
+        "-k",
+        "x_dtype_unknown_offsets_past_end or n_layout_bounds_end_near_u64_max",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    assert run.results == {
+        "test_must_reject[x_dtype_unknown_offsets_past_end]": "passed",
+        "test_must_reject[n_layout_bounds_end_near_u64_max]": "failed",
+    }
+    failed = run.test("test_must_reject[n_layout_bounds_end_near_u64_max]")
+    assert failed["failure"] == "misclassified", failed
+    assert "must reject (n_, x_)" in run.output

@@ -45,6 +45,12 @@ def test_schema_rejects_a_bad_entry() -> None:
     bad_cases = [
         {**good, "id": "y_layout_hole_between_tensors"},  # prefix vs verdict
         {**good, "rules": ["LAYOUT-HOLE", "LAYOUT-OVERLAP"]},  # n_ with two rules
+        {**good, "id": "x_layout_hole_between_tensors"},  # x_ with one rule
+        {**good, "also_breaks": ["HEADER-PADDING"]},  # a MAY rule
+        {  # a valid case cannot break rules
+            **next(e for e in entries() if e["id"].startswith("y_")),
+            "also_breaks": ["LAYOUT-HOLE"],
+        },
         {**good, "rules": ["WRITE-VALID"]},  # a writer rule
         {**good, "expected": {"metadata": None, "tensors": {}}},  # n_ with content
         {**good, "recipe": {"name": "sparse", "params": {}}},  # file and recipe
@@ -124,7 +130,8 @@ def test_rule_levels_by_verdict() -> None:
     for entry in entries():
         levels = {RULES_BY_ID[rule].level for rule in entry["rules"]}
         if entry["verdict"] == "invalid":
-            assert len(entry["rules"]) == 1
+            # an n_ case names one rule, an x_ case every rule of its first group
+            assert (len(entry["rules"]) == 1) == entry["id"].startswith("n_")
             assert levels == {"MUST"}
         if entry["verdict"] == "tolerated":
             assert levels == {"MAY"}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import shutil
 import socket
@@ -16,7 +17,12 @@ import pytest
 import stspec
 from stspec import MAX_HEADER_SIZE
 from stspec.audit import cli as _cli
-from stspec.audit.opening import kind
+from stspec.audit.opening import (
+    NotRegularFileError,
+    kind,
+    open_regular,
+    regular_file,
+)
 
 from .models import run
 
@@ -332,6 +338,25 @@ def test_a_pipe_path_is_read_in_process(
         os.close(read_end)
     assert status == 1
     assert out.startswith(f"{path}: {rule} at byte 0")
+
+
+def test_opening_judges_what_was_opened_and_never_blocks(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)  # no writer: a blocking open would wait for ever
+    with pytest.raises(NotRegularFileError, match=r"^\[Errno \d+\] not a regular") as e:
+        open_regular(str(fifo))
+    assert (e.value.strerror, e.value.stream) == ("not a regular file (a FIFO)", True)
+    with pytest.raises(NotRegularFileError) as e:
+        open_regular(str(tmp_path))
+    assert (e.value.errno, e.value.stream) == (errno.EISDIR, False)
+    with pytest.raises(NotRegularFileError, match="size is 0 but it has content"):
+        open_regular("/proc/self/status")
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    with regular_file(str(empty)) as fd:
+        assert os.fstat(fd).st_size == 0
+    with pytest.raises(FileNotFoundError):
+        open_regular(str(tmp_path / "gone"))
 
 
 def test_the_kinds_of_file_that_are_refused_are_named() -> None:

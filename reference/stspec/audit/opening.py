@@ -8,7 +8,9 @@ at once), then judged by ``fstat`` on the descriptor, which describes the
 file actually opened, not the one the name pointed at a moment earlier.
 Only a regular file is handed on; anything else is refused with its kind.
 
-Streams (``-``, pipes, FIFOs named as arguments) are read elsewhere
+Symlinks are followed (no O_NOFOLLOW): a Hugging Face cache snapshot is a
+folder of symlinks to blobs, and what a link points at is judged like any
+file.  Streams (``-``, pipes, FIFOs named as arguments) are read elsewhere
 (inputs.py), on purpose and with a time limit.
 """
 
@@ -27,9 +29,8 @@ if TYPE_CHECKING:
 
 __all__ = ["NotRegularFileError", "kind", "open_regular", "regular_file"]
 
-# Not on Windows, where opening a FIFO by name does not block.
+# os.O_NONBLOCK is missing on Windows, which has no FIFOs to open by name.
 _NONBLOCK: Final = getattr(os, "O_NONBLOCK", 0)
-_NOFOLLOW: Final = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS: Final = os.O_RDONLY | _NONBLOCK | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -64,20 +65,18 @@ def kind(mode: int) -> str:
     return _KINDS.get(stat.S_IFMT(mode), "not a file")
 
 
-def open_regular(path: str, *, follow_symlinks: bool = True) -> int:
+def open_regular(path: str) -> int:
     """Open ``path`` for reading if it is a regular file; return the descriptor.
 
-    The open never blocks.  ``follow_symlinks=False`` refuses a symlink in
-    the last component (ELOOP) instead of following it.  Read the file with
-    ``os.pread``: its position may have moved.
+    The open never blocks.  Read the file with ``os.pread``: its position
+    may have moved.
 
     Raises:
         NotRegularFileError: the opened file is not a regular file.
         OSError: it cannot be opened.
 
     """
-    flags = _FLAGS if follow_symlinks else _FLAGS | _NOFOLLOW
-    fd = os.open(path, flags)
+    fd = os.open(path, _FLAGS)
     try:
         _judge(fd, path)
     except BaseException:
@@ -111,9 +110,9 @@ def _judge(fd: int, path: str) -> None:
 
 
 @contextlib.contextmanager
-def regular_file(path: str, *, follow_symlinks: bool = True) -> Iterator[int]:
+def regular_file(path: str) -> Iterator[int]:
     """:func:`open_regular` as a context manager that closes the descriptor."""
-    fd = open_regular(path, follow_symlinks=follow_symlinks)
+    fd = open_regular(path)
     try:
         yield fd
     finally:

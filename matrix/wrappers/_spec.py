@@ -6,12 +6,25 @@ Imported by the wrappers as a top-level module (the runner puts this folder on
 
 from __future__ import annotations
 
+import functools
 import json
 import mmap
 import struct
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-__all__ = ["DTYPES", "DTYPES_BUT_F6_FNUZ", "Tensors", "header_of", "mapped_slices"]
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+__all__ = [
+    "DTYPES",
+    "DTYPES_BUT_F6_FNUZ",
+    "REFUSALS",
+    "Refused",
+    "Tensors",
+    "header_of",
+    "mapped_slices",
+    "refusing_exactly",
+]
 
 DTYPES: Final = (
     "BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3",
@@ -22,6 +35,47 @@ DTYPES: Final = (
 DTYPES_BUT_F6_FNUZ: Final = tuple(
     d for d in DTYPES if not d.startswith("F6_") and not d.endswith("FNUZ")
 )
+
+# How a Python library without an error type of its own refuses a file: a
+# bad value (json's JSONDecodeError and UnicodeDecodeError are ValueErrors) or
+# a failed read.  The runtime's own errors for code that went wrong
+# (TypeError, KeyError, IndexError, OverflowError, struct.error, ...) are
+# never a refusal: see "Errors and outcomes" in
+# docs/howto/read-the-results-matrix.md, the one rule every wrapper follows.
+REFUSALS: Final = (ValueError, OSError, EOFError)
+
+_Load = TypeVar("_Load", bound="Callable[..., Any]")
+
+
+class Refused(Exception):  # noqa: N818 - it is the verdict, not an error
+    """The library refused with a general type it raises itself (see below)."""
+
+
+def refusing_exactly(*general: type[Exception]) -> Callable[[_Load], _Load]:
+    """Decorate ``load``: an exception of exactly one of ``general`` is a refusal.
+
+    A library that refuses with ``raise RuntimeError(...)`` (a native layer's
+    error, torch's) or a bare ``raise Exception(...)`` cannot be told apart
+    by ``isinstance`` from the runtime's own subclasses of those types
+    (``RecursionError`` is a ``RuntimeError``).  The exact type is the
+    library's refusal and is raised again as :class:`Refused`, which the
+    wrapper lists in ``REJECTS``; a subclass escapes as it is.
+    """
+
+    def decorate(load: _Load) -> _Load:
+        @functools.wraps(load)
+        def judged(*args: Any, **kwargs: Any) -> Any:  # noqa: ANN401 - load's own
+            try:
+                return load(*args, **kwargs)
+            except Exception as exc:
+                if type(exc) in general:
+                    raise Refused(f"{type(exc).__name__}: {exc}") from exc
+                raise
+
+        return judged  # type: ignore[return-value]
+
+    return decorate
+
 
 # name -> (dtype, shape, bytes), or (dtype, shape) from a header-only validator
 Tensors = dict[str, tuple[Any, ...]]

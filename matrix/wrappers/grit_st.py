@@ -5,9 +5,11 @@
 ``read_safetensors_header``) and reports findings; ``python -m grit.scan``'s
 default (graded) exit policy answers 1 for a structural violation and 4 for
 an input it could not parse, which are the rejections here (2 and 3 are
-quantisation disagreements and warnings).  It turns an unexpected exception
-of its own into "unparseable (unexpected: ...)": the library says it failed,
-which is a crash here.  Header-only: a clean file is listed with ``_listing``.
+quantisation disagreements and warnings).  An exception of its own scan
+(``TypeError`` on a dtype that is an array, ...) it catches and reports as
+"unparseable (unexpected: ...)" with exit 4, like a truncated file: that is
+its refusal, and the wrapper takes the exit code as the library gives it.
+Header-only: a clean file is listed with ``_listing``.
 """
 
 from __future__ import annotations
@@ -29,19 +31,12 @@ class Rejected(Exception):  # noqa: N818 - it is the verdict, not an error
     """A structural violation or an unparseable input (exit 1 or 4)."""
 
 
-class ScanFailed(Exception):  # noqa: N818 - grit's own word for it
-    """grit reports an unexpected exception of its own scan."""
-
-
 REJECTS: Final = (Rejected,)
 
 
 def load(path: str) -> tuple[Tensors, Any]:
     """Scan; reject on exit 1 or 4; list the header of a clean file."""
     report = scan.scan_paths([path])
-    for entry in report.unparseable:
-        if "(unexpected: " in entry:
-            raise ScanFailed(entry)
     code = report.exit_code()
     if code in _REJECTING:
         reasons = [f.message for f in report.findings] + list(report.unparseable)

@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import numpy as np
 import safetensors
-from _spec import DTYPES, Tensors, mapped_slices
+from _spec import DTYPES, REFUSALS, Tensors, mapped_slices
 
 NAME: Final = "safetensors (Python binding)"
 VERSION: Final = str(safetensors.__version__)
@@ -47,6 +47,7 @@ CAPABILITIES: Final = {
     # (test_writer_metadata_keys_sorted) instead of a not-applicable.
     "canonical": True,
 }
+READ_REJECTS: Final = (safetensors.SafetensorError, *REFUSALS)
 _IN_MEMORY: Final = 256 << 20
 # 0.8's serialize_file takes TensorSpec (a pointer and a length); 0.4.5 a dict
 _TENSOR_SPEC: Final = getattr(safetensors, "TensorSpec", None)

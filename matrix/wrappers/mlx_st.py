@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import mlx.core as mx
 import numpy as np
-from _spec import Tensors
+from _spec import REFUSALS, Refused, Tensors, refusing_exactly
 
 NAME: Final = "mlx"
 VERSION: Final = str(mx.__version__)
@@ -23,6 +23,8 @@ _SPEC_OF: Final = {
     mx.int64: "I64", mx.float16: "F16", mx.bfloat16: "BF16",
     mx.float32: "F32", mx.complex64: "C64",
 }  # fmt: skip
+# its C++ errors arrive as RuntimeError (and ValueError)
+READ_REJECTS: Final = (Refused, *REFUSALS)
 _MX_OF: Final = {v: k for k, v in _SPEC_OF.items()}
 _READS: Final = [*sorted(_SPEC_OF.values()), "F8_E4M3", "F8_E8M0"]
 CAPABILITIES: Final = {
@@ -38,6 +40,7 @@ def _bytes(array: Any) -> bytes:  # noqa: ANN401 - mlx has no stubs here
     return bytes(np.array(array.reshape(-1).view(mx.uint8), copy=False))
 
 
+@refusing_exactly(RuntimeError)
 def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     """``mx.load``; each array's bytes through a uint8 view."""
     arrays, metadata = mx.load(path, format="safetensors", return_metadata=True)

@@ -9,7 +9,9 @@ wrapper calls that private function and the private ``_read_metadata`` (an
 absent ``__metadata__`` is ``{}``), then each tensor's ``tobytes()``
 (``numpy()`` for an empty one), released at once so that a file of many
 tensors does not hold a mapping and a descriptor per tensor.  18 dtypes (no
-F6, no FNUZ F8).  Any ordinary exception is a rejection.
+F6, no FNUZ F8).  Its refusals are ``ValueError`` s; a ``KeyError``,
+``TypeError``, ``OverflowError`` or ``struct.error`` from its code is an
+unexpected exception.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import os
 from importlib.metadata import version
 from typing import Any, Final
 
-from _spec import DTYPES_BUT_F6_FNUZ, Tensors
+from _spec import DTYPES_BUT_F6_FNUZ, REFUSALS, Tensors
 from onnx_safetensors._safetensors_io import (
     _SAFETENSORS_DTYPE_TO_IR_DTYPE,
     _read_metadata,
@@ -32,6 +34,7 @@ CAPABILITIES: Final = {
     "metadata_presence": False,
 }
 # the library's own table, inverted: onnx_ir dtype -> spec name
+REJECTS: Final = REFUSALS
 _SPEC_OF: Final = {ir: name for name, ir in _SAFETENSORS_DTYPE_TO_IR_DTYPE.items()}
 
 

@@ -1,7 +1,10 @@
 """pure-safetensors 0.3.2: ``SafeTensors(path, "r")`` reads, ``"w+"`` writes.
 
 Its parser is Python (``json`` + a marshmallow schema); tensor bytes are
-memory-mapped views.  It knows 13 dtypes (no F8, F6, F4, C64).
+memory-mapped views.  It knows 13 dtypes (no F8, F6, F4, C64).  It refuses a
+file with its ``SafeTensorError`` s, marshmallow's ``ValidationError`` (its
+header schema) or ``ValueError``; the ``KeyError`` an unknown dtype raises is
+an unexpected exception.
 """
 
 from __future__ import annotations
@@ -9,12 +12,15 @@ from __future__ import annotations
 from typing import Any, Final
 
 import pure_safetensors as ps
+from _spec import REFUSALS
+from marshmallow import ValidationError
 from pure_safetensors.exc import SafeTensorError
 
 NAME: Final = "pure-safetensors"
 VERSION: Final = "0.3.2"
 _DTYPES: Final = sorted(ps.dtypes)
 CAPABILITIES: Final = {"read_dtypes": _DTYPES, "write_dtypes": _DTYPES}
+READ_REJECTS: Final = (SafeTensorError, ValidationError, *REFUSALS)
 
 Tensors = dict[str, tuple[str, list[int], bytes]]
 
@@ -44,4 +50,12 @@ def save(path: str, tensors: Tensors, metadata: dict[str, str] | None) -> None:
         )
 
 
-__all__ = ["CAPABILITIES", "NAME", "VERSION", "SafeTensorError", "load", "save"]
+__all__ = [
+    "CAPABILITIES",
+    "NAME",
+    "READ_REJECTS",
+    "VERSION",
+    "SafeTensorError",
+    "load",
+    "save",
+]

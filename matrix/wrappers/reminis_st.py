@@ -8,8 +8,9 @@ stored reversed, GGUF-style, and reversed back).  Metadata values are stored
 with ``str()``; an absent ``__metadata__`` comes back as ``{}``.  Written as
 ``reminis export`` writes: a database in its own schema (``converter.SCHEMA``,
 ``db.INSERT_OR_REPLACE_TENSOR``, the same rows the importer writes) turned
-into a file by ``sqlite_to_safetensors``.  15 dtypes.  Any ordinary
-exception is a rejection (it has no error type of its own).
+into a file by ``sqlite_to_safetensors``.  15 dtypes.  It has no error type
+of its own: it refuses with ``ValueError``; a ``TypeError``, ``KeyError`` or
+``OverflowError`` from its code is an unexpected exception.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Final
 
-from _spec import Tensors
+from _spec import REFUSALS, Tensors
 from reminis.converter import SCHEMA
 from reminis.db import INSERT_OR_REPLACE_TENSOR
 from reminis.dtypes import (
@@ -34,6 +35,7 @@ from reminis.safetensors_io import safetensors_to_sqlite, sqlite_to_safetensors
 NAME: Final = "reminis"
 VERSION: Final = version("reminis")
 _DTYPES: Final = sorted(SAFETENSORS_DTYPES)
+READ_REJECTS: Final = (*REFUSALS, sqlite3.Error)
 CAPABILITIES: Final = {
     "read_dtypes": _DTYPES,
     "write_dtypes": _DTYPES,

@@ -8,7 +8,9 @@ ranges), then ``StreamWriter.open`` with ``write_block`` and
 I8, I16, I32, I64).  ``StreamWriter`` has no way to write ``__metadata__``,
 so a request that carries metadata (even ``{}``) is refused.  Its
 ``HeaderError``, ``ValueError``, the ``RuntimeError`` that ``get_slice``
-documents and OS errors reject; anything else escaping is a crash.
+documents (exactly that type: the ``RecursionError`` its ``json.loads``
+raises on a nesting bomb is a subclass, and unexpected) and OS errors
+reject; anything else escaping is an unexpected exception.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from importlib.metadata import version
 from typing import Final
 
 import stsw
-from _spec import Tensors
+from _spec import Refused, Tensors, refusing_exactly
 from stsw._core.meta import build_aligned_offsets
 
 NAME: Final = "stsw"
@@ -33,7 +35,7 @@ class NoMetadataWriter(Exception):  # noqa: N818 - the refusal, not an error
 READ_REJECTS: Final = (
     stsw.HeaderError,
     ValueError,
-    RuntimeError,
+    Refused,
     OSError,
     stsw.FileIOError,
 )
@@ -48,6 +50,7 @@ WRITE_REJECTS: Final = (
 )
 
 
+@refusing_exactly(RuntimeError)
 def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     """``StreamReader`` and ``get_slice`` of every tensor."""
     reader = stsw.StreamReader(path)

@@ -2,8 +2,10 @@
 
 The header reader that ``torch.distributed.checkpoint``'s Hugging Face
 storage reader and ``_consolidate_hf_safetensors`` use: ``struct.unpack`` of
-N, ``read(N)`` and ``json.loads``, no checks.  Header-only.  What it raises
-for a short file, undecodable text or bad JSON is its rejection; whatever it
+N, ``read(N)`` and ``json.loads``, no checks.  Header-only.  The
+``ValueError`` it raises for undecodable text or bad JSON is its rejection;
+the ``struct.error`` of a file shorter than 8 bytes and an ``OverflowError``
+are the runtime's errors, unexpected exceptions; whatever it
 returns is passed on as it is (an entry that is not an object, a dtype that
 is not a string), so the wrapper never turns a header it accepted into an
 exception of its own.
@@ -11,7 +13,6 @@ exception of its own.
 
 from __future__ import annotations
 
-import struct
 from typing import Any, Final
 
 import torch
@@ -24,7 +25,7 @@ CAPABILITIES: Final = {"header_only": True}
 
 
 class Rejected(Exception):  # noqa: N818 - it is the verdict, not an error
-    """The header reader raised (short file, bad UTF-8 or JSON)."""
+    """The header reader raised ValueError (bad UTF-8 or JSON)."""
 
 
 REJECTS: Final = (Rejected,)
@@ -41,7 +42,7 @@ def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     with open(path, "rb") as file:
         try:
             header, _ = _hf_utils._get_safetensors_file_metadata(file)  # noqa: SLF001
-        except (ValueError, struct.error, OverflowError) as exc:
+        except ValueError as exc:
             raise Rejected(f"{type(exc).__name__}: {exc}") from exc
     if not isinstance(header, dict):
         return {}, None  # accepted: a header that is not an object

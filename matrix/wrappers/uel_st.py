@@ -4,8 +4,10 @@
 of its own (the default mode preloads through HF's ``safe_open``): it reads N
 and ``json.loads`` the header, then ``get_tensor`` reads each range from the
 file and views it as dtype x shape.  18 dtypes (no F6, no FNUZ F8).  An
-absent ``__metadata__`` comes back as ``{}``.  Any ordinary exception is a
-rejection (it has no error type of its own).
+absent ``__metadata__`` comes back as ``{}``.  It has no error type of its
+own: ``ValueError`` and torch's ``RuntimeError`` are its refusals; a
+``TypeError``, ``KeyError``, ``OverflowError`` or ``struct.error`` is an
+unexpected exception.
 """
 
 from __future__ import annotations
@@ -13,18 +15,20 @@ from __future__ import annotations
 from importlib.metadata import version
 from typing import Final
 
-from _spec import DTYPES_BUT_F6_FNUZ, Tensors
+from _spec import DTYPES_BUT_F6_FNUZ, REFUSALS, Refused, Tensors, refusing_exactly
 from _torchbytes import as_spec
 from unifiedefficientloader import UnifiedSafetensorsLoader
 
 NAME: Final = "unifiedefficientloader (low_memory=True)"
 VERSION: Final = version("unifiedefficientloader")
+REJECTS: Final = (Refused, *REFUSALS)
 CAPABILITIES: Final = {
     "read_dtypes": list(DTYPES_BUT_F6_FNUZ),
     "metadata_presence": False,
 }
 
 
+@refusing_exactly(RuntimeError)
 def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
     """Every key's ``get_tensor`` in streaming mode."""
     with UnifiedSafetensorsLoader(path, low_memory=True) as loader:

@@ -1,11 +1,20 @@
 // A command-protocol-2 wrapper around DJL's safetensors decoder (ai.djl:api):
-// NDList.decode(manager, bytes) with the PassthroughNDManager, which needs no
-// native engine. DJL sniffs the format from the bytes (byte 8 = '{' means
-// safetensors) and does not keep __metadata__, so every answer says null.
-// An exception from decode is DJL's refusal; anything else is a crash.
+// NDList.decode(manager, InputStream) over the file, as a DJL user loads one
+// from disk, with the PassthroughNDManager, which needs no native engine.
+// (Reading the file into one byte[] first would be the wrapper's own limit:
+// Java arrays stop at 2 GiB, and a valid file can be larger.) DJL sniffs the
+// format from the first 9 bytes (byte 8 = '{' means safetensors). It has no
+// API for __metadata__, so the wrapper declares "metadata": false.
+// DJL refuses with IllegalArgumentException (its "Malformed data", Gson's
+// number errors) and Gson's JsonParseException; the runtime's own errors
+// (NullPointerException, IndexOutOfBoundsException, ArithmeticException,
+// NegativeArraySizeException, ...) are unexpected exceptions and escape, as
+// in every row (docs/howto/read-the-results-matrix.md, "Errors and outcomes").
 import ai.djl.ndarray.NDArray;
 import ai.djl.ndarray.NDList;
 import ai.djl.util.passthrough.PassthroughNDManager;
+import com.google.gson.JsonParseException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,13 +60,13 @@ public final class DjlReader {
         if (args.length == 1 && args[0].equals("--describe")) {
             say("{\"protocol\":2,\"name\":\"DJL ai.djl:api NDList.decode\",\"version\":\""
                     + System.getProperty("matrix.version") + "\",\"capabilities\":{\"read_dtypes\":"
-                    + "[\"F64\",\"F32\",\"F16\",\"BF16\",\"I64\",\"I32\",\"I8\",\"U8\",\"BOOL\"]}}", 0);
+                    + "[\"F64\",\"F32\",\"F16\",\"BF16\",\"I64\",\"I32\",\"I8\",\"U8\",\"BOOL\"],"
+                    + "\"metadata\":false}}", 0);
         }
-        byte[] file = Files.readAllBytes(Path.of(args[0]));
         NDList list;
-        try {
-            list = NDList.decode(PassthroughNDManager.INSTANCE, file);
-        } catch (RuntimeException e) {
+        try (InputStream in = Files.newInputStream(Path.of(args[0]))) {
+            list = NDList.decode(PassthroughNDManager.INSTANCE, in);
+        } catch (IllegalArgumentException | JsonParseException e) {
             say("{\"result\":\"rejected\",\"reason\":" + quote(e.getClass().getName() + ": " + e.getMessage()) + "}", 1);
             return;
         }

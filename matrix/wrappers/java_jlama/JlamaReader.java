@@ -4,8 +4,12 @@
 // metadata() and tensorInfoMap(). Header-only: Weights.load converts what it
 // returns (F16 and BF16 to F32; I8 needs a ".qb" scale tensor beside it), so
 // the bytes are not the file's. metadata() is an empty map when the file has
-// none, so it cannot tell absent from {}. An exception readWeights throws is
-// Jlama's refusal; an Error (stack overflow, out of memory) is a crash.
+// none, so it cannot tell absent from {}. Jlama refuses with a plain
+// RuntimeException of its own (wrapping Jackson's parse errors) or an
+// IllegalArgumentException; the runtime's errors (BufferUnderflowException,
+// NullPointerException, ...) are unexpected exceptions and escape, as in
+// every row (docs/howto/read-the-results-matrix.md, "Errors and outcomes"),
+// and an Error (stack overflow, out of memory) ends the JVM.
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.tjake.jlama.safetensors.SafeTensorSupport;
@@ -49,6 +53,10 @@ public final class JlamaReader {
             try {
                 weights = SafeTensorSupport.readWeights(map);
             } catch (RuntimeException e) {
+                // its own `new RuntimeException(...)`, not one of the runtime's subclasses
+                if (e.getClass() != RuntimeException.class && !(e instanceof IllegalArgumentException)) {
+                    throw e;
+                }
                 say(Map.of("result", "rejected", "reason", e.getClass().getName() + ": " + e.getMessage()), 1);
                 return;
             }

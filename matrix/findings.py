@@ -25,6 +25,7 @@ from matrix import envs
 from matrix.badges import SITE
 from matrix.impls import LAYERS
 from matrix.render_data import load_results
+from matrix.scrub import scrub
 from stspec.rules import RULES_BY_ID
 
 if TYPE_CHECKING:
@@ -156,6 +157,7 @@ def _observed(case_id: str, got: dict[str, Any], probe: dict[str, Any]) -> str:
     detail = detail.split(" case: ", 1)[0]
     for prefix in (f"{got['outcome']} on {case_id}: ", f"{got['outcome']}: "):
         detail = detail.removeprefix(prefix)
+    detail = scrub(detail)
     loaded = probe.get("tensors") if probe.get("result") == "accepted" else None
     if loaded:
         shown = [f"{name} {t[0]}{t[1]}" for name, t in list(loaded.items())[:4]]

@@ -30,6 +30,7 @@ import subprocess
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
+from matrix.scrub import scrub
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -165,7 +166,8 @@ def _batched(impl: Impl, argv: list[str], files: list[str]) -> dict[str, Answer]
         if todo:  # the process died on todo[0]
             code = done.returncode
             cause = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-            tail = done.stderr.strip().splitlines()[-1:] or [""]
+            # without stack frames, the last line names what was raised
+            tail = scrub(done.stderr).strip().splitlines()[-1:] or [""]
             answers[todo[0]] = {
                 "file": todo[0],
                 "result": "crashed",
@@ -260,7 +262,7 @@ def _cmd_answer(path: str, done: subprocess.CompletedProcess[str]) -> Answer:
         shown = done.stdout.strip()[:200]
         return {"file": path, "result": "invalid-output", "error": shown}
     cause = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-    tail = done.stderr.strip().splitlines()[-1:] or [""]
+    tail = scrub(done.stderr).strip().splitlines()[-1:] or [""]
     return {"file": path, "result": "crashed", "error": f"{cause}: {tail[0]}"[:300]}
 
 
@@ -275,6 +277,10 @@ def probe(
         answers = probe_node(impl, paths)
     else:
         answers = probe_cmd(impl, paths)
+    for answer in answers.values():
+        # what a library says may name the file it was given: kept is its name
+        if isinstance(answer.get("error"), str):
+            answer["error"] = scrub(answer["error"])
     return {path.rsplit("/", 1)[-1].removesuffix(".safetensors"): answers[path]
             for path in paths}  # fmt: skip
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import importlib
 import json
 import os
@@ -14,7 +15,7 @@ import pytest
 
 import stspec
 from stspec import Tensor, __version__, serialize
-from stspec.audit.cli import main
+from stspec.audit.cli import main, parser
 
 GOOD = serialize(
     {"a": Tensor("U8", (2,), b"xy"), "w": Tensor("F32", (1, 2), b"\x00" * 8)},
@@ -225,6 +226,19 @@ def test_help_and_version_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert "exit status: 0 everything valid" in out
     status, out, _ = run(capsys, "--version")
     assert (status, out) == (0, f"{__version__}\n")
+
+
+@pytest.mark.parametrize("command", ["check", "inspect"])
+def test_every_argument_has_help(command: str) -> None:
+    # argparse prints an argument without help as a bare row (FILE and nothing);
+    # it lists the arguments only in private attributes.
+    commands = next(
+        action
+        for action in parser()._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    arguments = commands.choices[command]._actions
+    assert [action.dest for action in arguments if not action.help] == []
 
 
 # inspect ---------------------------------------------------------------------

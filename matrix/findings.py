@@ -25,6 +25,7 @@ from matrix import envs
 from matrix.badges import SITE
 from matrix.impls import LAYERS
 from matrix.render_data import load_results
+from matrix.scores import FINDINGS_DATA
 from matrix.scrub import scrub
 from stspec.rules import RULES_BY_ID
 
@@ -43,7 +44,7 @@ __all__ = [
     "write_dir",
 ]
 
-DATA: Final = envs.REPO / "matrix" / "findings.toml"
+DATA: Final = FINDINGS_DATA
 REPO_URL: Final = "https://github.com/safetensors-spec/safetensors-spec"
 # Files up to this size are pasted into the report; larger ones are linked.
 _PASTED: Final = 2048

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Final
 from matrix import envs
 from matrix.impls import IMPLS
 from matrix.render_diff import as_stated, differentials
-from matrix.scores import Score, score
+from matrix.scores import Score, not_the_library, score
 from stspec.dtypes import DTYPES
 from stspec_conformance.opt_in import OPT_IN_CASES
 
@@ -187,11 +187,14 @@ def scores(
     out = {}
     for result in results:
         got = result.get("cases", {})
+        name = result["implementation"]["name"]
+        # what the wrapper caused is not the library's: out of the score too
+        skip = not_the_library(name)
         classes = [
             (str(c["verdict"]), cell_class(str(c["verdict"]), got.get(c["id"])))
             for c in cases
+            if c["id"] not in skip
         ]
-        name = result["implementation"]["name"]
         out[name] = score(result, classes, involved[name])
     return out
 

@@ -4,17 +4,27 @@ The numbers come from the per-case outcome classes of :mod:`matrix.render_data`
 (so the score table, the grid and the badges can never disagree): valid files
 read right, invalid files rejected, crashes and hangs, the parser
 differentials the implementation takes part in, and the other tests passed.
+A case ``matrix/findings.toml`` records as ``not_the_library`` (the matrix's
+wrapper, not the library, failed on it) counts nowhere: not in the findings,
+not in the score, not in the badge.
 """
 
 from __future__ import annotations
 
+import functools
+import tomllib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+
+from matrix import envs
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["Score", "score"]
+__all__ = ["FINDINGS_DATA", "Score", "not_the_library", "score"]
+
+# the hand-written parts of the findings, with each row's not_the_library cases
+FINDINGS_DATA: Final = envs.REPO / "matrix" / "findings.toml"
 
 # outcome classes that count as a definite, right answer
 _RIGHT = frozenset({"ok-accept", "ok-reject", "i-accept", "i-reject"})
@@ -50,6 +60,17 @@ class Score:
     def dangerous(self) -> bool:
         """Whether it accepted an invalid file or crashed or hung on one."""
         return self.invalid_rejected < self.invalid_total or self.crashes > 0
+
+
+@functools.cache
+def _hands() -> dict[str, Any]:
+    return tomllib.loads(FINDINGS_DATA.read_text("utf-8"))
+
+
+def not_the_library(name: str) -> frozenset[str]:
+    """The cases ``findings.toml`` records as the wrapper's doing, for ``name``."""
+    row = _hands().get(name, {})
+    return frozenset(row.get("not_the_library", {}))
 
 
 def score(

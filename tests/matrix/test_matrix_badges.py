@@ -9,8 +9,8 @@ from pathlib import Path
 
 import jsonschema  # type: ignore[import-untyped]
 import pytest
-from matrix import badges, render
-from matrix.scores import Score, score
+from matrix import badges, render, render_data
+from matrix.scores import Score, not_the_library, score
 
 REPO = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((REPO / "matrix" / badges.BADGE_SCHEMA).read_text("utf-8"))
@@ -146,3 +146,35 @@ def test_the_site_serves_every_badge() -> None:
     assert committed
     for badge in committed:
         assert (served / badge.name).read_bytes() == badge.read_bytes(), badge.name
+
+
+def _row(name: str, outcome: str) -> dict[str, object]:
+    crashed = {"outcome": outcome, "ok": outcome == "accepted"}
+    return {
+        "implementation": {"name": name},
+        "cases": {
+            "y_layout_offsets_beyond_4gib": crashed,
+            "y_example_readme_metadata": {"outcome": "accepted", "ok": True},
+        },
+        "tests": {},
+    }
+
+
+def test_a_case_the_wrapper_caused_counts_in_no_score_and_no_badge() -> None:
+    # findings.toml records jlama's y_layout_offsets_beyond_4gib as the
+    # wrapper's doing (a >2 GiB map before Jlama is called)
+    assert "y_layout_offsets_beyond_4gib" in not_the_library("jlama")
+    cases = [
+        {"id": "y_layout_offsets_beyond_4gib", "verdict": "valid"},
+        {"id": "y_example_readme_metadata", "verdict": "valid"},
+    ]
+    # the same crash in a row without that record counts against it
+    got = render_data.scores(
+        [_row("jlama", "crashed"), _row("other", "crashed")], cases
+    )
+    jlama, other = got["jlama"], got["other"]
+    assert (jlama.crashes, jlama.valid_right, jlama.valid_total) == (0, 1, 1)
+    assert (other.crashes, other.valid_right, other.valid_total) == (1, 1, 2)
+    assert not jlama.dangerous
+    assert badges.badge(jlama)["message"] == "1/1 (100%)"
+    assert badges.badge(other)["color"] != "brightgreen"

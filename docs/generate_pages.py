@@ -7,7 +7,9 @@ A generated part of a Markdown page (README.md or docs/**/*.md) sits between
 ``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``, as lines of their own
 or, for a number inside a sentence, on one line.  NAME is a generator below
 (``rules``, ``suite-options``, ...), ``table PATH`` for a table kept as data in
-docs/data/PATH.json, or ``count NAME`` for a number (``COUNTS``).  No number on
+docs/data/PATH.json, ``count NAME`` for a number (``COUNTS``), or ``file PATH``
+for a file of the repository shown whole (a workflow the tests lint: GitHub
+shows a page's source, where an include directive is a line of code).  No number on
 a page is typed by hand: scores and the size of the matrix come from
 results/*.json, deviations from the shipped baselines, benchmark ratios from
 bench/results/*.json, fuzzing counts and command timings from docs/data/.
@@ -399,10 +401,25 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
 }
 
 
+def file_block(path: str) -> str:
+    """A file of the repository as a fenced code block (its suffix names the language).
+
+    GitHub shows a page's Markdown source as it is, where an include directive
+    is a line of code: a generated copy shows the file on GitHub and on the site.
+    """
+    source = (ROOT / path).resolve()
+    if not source.is_relative_to(ROOT):
+        raise ValueError(f"file {path}: outside the repository")
+    language = {".yml": "yaml", ".yaml": "yaml", ".py": "python"}.get(source.suffix, "")
+    return f"```{language}\n{source.read_text(encoding='utf-8')}```\n"
+
+
 def generate(name: str) -> str:
     """The text of the generated part NAME."""
     if name.startswith("table "):
         return data_table(name.removeprefix("table "))
+    if name.startswith("file "):
+        return file_block(name.removeprefix("file "))
     if name.startswith("count "):
         return f"{COUNTS[name.removeprefix('count ')]():,}"
     return GENERATORS[name]()

@@ -2,8 +2,10 @@
 
 GitHub is not reachable from CI, so each file is checked the way GitHub and
 the usual linters would: against the published JSON schemas (check-jsonschema's
-built-in copies), by actionlint, and by zizmor's security audits; and the
-versions they pin must be the version of this package.
+built-in copies), by actionlint, and by zizmor's security audits (the examples
+also under zizmor's default policy, as a copy in another repository meets it);
+and where the docs pin this repository, they pin one commit whose action needs
+no release.
 """
 
 import re
@@ -68,6 +70,14 @@ def test_zizmor_finds_nothing() -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+def test_zizmor_default_policy_accepts_the_examples() -> None:
+    """Copied into a repository without this project's zizmor configuration."""
+    program = tool("pip install --group dev", "zizmor")
+    done = _run(program, "--offline", "--no-config", *EXAMPLES)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings to report" in done.stdout
+
+
 def test_zizmor_catches_what_it_should(tmp_path: Path) -> None:
     """The audit is live: an injectable, unpinned workflow is refused."""
     program = tool("pip install --group dev", "zizmor")
@@ -114,7 +124,44 @@ def test_the_suite_comes_from_the_pinned_commit_by_default() -> None:
 
 def test_third_party_actions_are_pinned_to_commits() -> None:
     for path in [ACTION, *WORKFLOWS, *EXAMPLES]:
-        for ref in re.findall(r"uses:\s*(\S+)", path.read_text("utf-8")):
-            if ref.startswith(("safetensors-spec/", "./", "$/")):
+        text = path.read_text("utf-8")
+        for ref in re.findall(r"^[ \t-]*uses:\s*(\S+)", text, re.MULTILINE):
+            if ref.startswith(("./", "$/")):
                 continue
             assert re.fullmatch(r"[\w.-]+/[\w./-]+@[0-9a-f]{40}", ref), (path, ref)
+
+
+# Where the docs pin this repository: the example workflows, and the pages that
+# install it or name it as a pre-commit hook.
+PINNED = [*EXAMPLES, *(REPO / "docs" / "howto").glob("*.md")]
+_OWN_PIN = re.compile(
+    r"safetensors-spec/safetensors-spec(?:/\S*)?@([^\s\"'`]+)|"
+    r"github\.com/safetensors-spec/safetensors-spec\n\s+rev: (\S+)"
+)
+
+
+def test_the_docs_pin_one_commit_whose_action_needs_no_release() -> None:
+    pins = {
+        (path.name, next(filter(None, match.groups())))
+        for path in PINNED
+        for match in _OWN_PIN.finditer(path.read_text("utf-8"))
+    }
+    assert {name for name, _ in pins} >= {
+        "python-library.yml", "rust-crate.yml", "go-module.yml", "node-package.yml",
+        "code-scanning.yml", "pre-commit.md", "conformance-in-ci.md",
+    }  # fmt: skip
+    commits = {pin for _, pin in pins if pin != "<commit>"}  # the form, shown
+    [commit] = commits  # one pin everywhere
+    assert re.fullmatch(r"[0-9a-f]{40}", commit)
+    shallow = _run("git", "rev-parse", "--is-shallow-repository").stdout.strip()
+    if shallow != "false":
+        pytest.skip(f"not a full git clone ({shallow!r}): the commit cannot be read")
+    action = _run("git", "show", f"{commit}:action.yml")
+    assert action.returncode == 0, f"{commit} is not a commit of this repository"
+    pinned = yaml.safe_load(action.stdout)
+    assert pinned["inputs"]["version"]["default"] == ""  # installs its own files
+    workflow = _run("git", "show", f"{commit}:.github/workflows/conformance.yml")
+    assert (
+        yaml.safe_load(workflow.stdout)["jobs"]["conformance"]["steps"][-1]["uses"]
+        == "$/"
+    )

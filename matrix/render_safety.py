@@ -9,11 +9,11 @@ row links to its report in results/findings/.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from matrix import findings
+from matrix.scores import not_the_library
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -52,13 +52,11 @@ def safety(
     results: Iterable[dict[str, Any]], cases: Iterable[dict[str, Any]]
 ) -> dict[str, Safety]:
     """Each row's answer, by name."""
-    hands: dict[str, Any] = tomllib.loads(findings.DATA.read_text("utf-8"))
     manifest = {str(case["id"]): case for case in cases}
     out = {}
     for result in results:
         name = str(result["implementation"]["name"])
-        hand = hands.get(name, {})
-        found = findings.findings_of(result, manifest, hand.get("not_the_library", {}))
+        found = findings.findings_of(result, manifest, not_the_library(name))
         out[name] = Safety(
             name,
             tuple((f.kind.label, len(f.cases)) for f in found),

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import sys
 import textwrap
 import tomllib
@@ -39,6 +40,8 @@ __all__ = [
     "Finding",
     "classify",
     "findings_of",
+    "memory_of",
+    "outcome_of",
     "report",
     "script_of",
     "write_dir",
@@ -63,7 +66,18 @@ class Kind:
 
 
 KINDS: Final = (
-    Kind("crash", "crashes", "crashes instead of rejecting", frozenset({"crashed"})),
+    Kind(
+        "crash",
+        "crashes",
+        "crashes (a signal, a panic or an abort) instead of rejecting",
+        frozenset({"crashed"}),
+    ),
+    Kind(
+        "fail-open",
+        "fails open",
+        "answers success on a file it says it could not judge (fails open)",
+        frozenset({"fail-open"}),
+    ),
     Kind(
         "hang",
         "hangs",
@@ -72,8 +86,8 @@ KINDS: Final = (
     ),
     Kind(
         "resource",
-        "allocates from claimed sizes",
-        "allocates memory from sizes the file claims",
+        "asks for memory by claimed sizes",
+        "asks for memory by sizes the file claims, before comparing them with the file",
         frozenset({"resource"}),
     ),
     Kind(
@@ -97,7 +111,19 @@ KINDS: Final = (
         frozenset({"accepted"}),
         frozenset({"LAYOUT-OVERLAP"}),
     ),
+    Kind(
+        "exception",
+        "raises unexpected exceptions",
+        "raises an unexpected exception instead of its own error",
+        frozenset({"exception"}),
+    ),
 )
+# A crash reported as a managed runtime's exception type (results written
+# before the suite told ``exception`` from ``crashed``): Python's and Java's
+# type names, and the exit status 70 the Node wrappers give for a throw
+# that is not the library's refusal.  A pyo3 panic is a native crash.
+_MANAGED: Final = re.compile(r"(?:[\w.]*(?:Error|Exception|error)|exit status 70)")
+_NATIVE: Final = frozenset({"PanicException"})
 
 
 @dataclass(frozen=True)
@@ -106,6 +132,21 @@ class Finding:
 
     kind: Kind
     cases: tuple[dict[str, Any], ...]  # manifest entries
+
+
+def outcome_of(got: dict[str, Any]) -> str:
+    """A case's outcome, with a managed runtime's exception told from a crash."""
+    outcome = str(got["outcome"])
+    crash = str(got.get("crash", ""))
+    if outcome == "crashed" and crash not in _NATIVE and _MANAGED.fullmatch(crash):
+        return "exception"
+    return outcome
+
+
+def memory_of(got: dict[str, Any]) -> str:
+    """For a ``resource`` outcome: ``reserved``, ``resident`` or "" (not said)."""
+    found = re.match(r"resource \((reserved|resident)\)", str(got.get("detail", "")))
+    return found.group(1) if found else ""
 
 
 def classify(case: dict[str, Any], outcome: str) -> Kind | None:
@@ -134,7 +175,7 @@ def findings_of(
         case = manifest.get(case_id)
         if got["ok"] or case is None or case_id in excluded:
             continue
-        kind = classify(case, got["outcome"])
+        kind = classify(case, outcome_of(got))
         if kind is not None:
             found.setdefault(kind.key, []).append(case)
     return [
@@ -262,6 +303,21 @@ def _script(hand: dict[str, Any], kind: str = "") -> tuple[str, str, str]:
     return text, language, f"{runner} {path.name}"
 
 
+_MEMORY_WORDS: Final = {
+    "reserved": (
+        "reserved: the allocation the claim asked for was refused under the "
+        "suite's allowance before its pages were used; address space was asked "
+        "for, resident memory was not shown to grow"
+    ),
+    "resident": "resident: its resident memory grew past the suite's allowance",
+}
+
+
+def _memory_line(finding: Finding, got: dict[str, Any]) -> list[str]:
+    memory = memory_of(got) if finding.kind.key == "resource" else ""
+    return [f"- Memory: {_MEMORY_WORDS[memory]}"] if memory else []
+
+
 def _section(
     number: int,
     finding: Finding,
@@ -310,6 +366,7 @@ def _section(
         "```",
         "",
         f"- Observed (conformance run): {_observed(smallest['id'], got, probe)}",
+        *_memory_line(finding, got),
         f"- Expected: {_expected(smallest)}",
         "",
         "### Suggested fix",

@@ -194,3 +194,38 @@ def test_a_reproducer_that_times_out_is_reported_and_the_rest_checked(
     lines = capsys.readouterr().out.splitlines()
     assert failed == len(lines) > 1
     assert all("DOES NOT REPRODUCE: no answer within 120 s" in line for line in lines)
+
+
+@pytest.mark.parametrize(
+    ("got", "kind"),
+    [
+        # a native crash: a signal, a panic through pyo3
+        ({"outcome": "crashed", "crash": "signal 11 (SIGSEGV)"}, "crash"),
+        ({"outcome": "crashed", "crash": "PanicException"}, "crash"),
+        # a managed runtime's exception, recorded as the suite's own outcome
+        # or, in older results, as a crash named after its type
+        ({"outcome": "exception", "crash": "KeyError"}, "exception"),
+        ({"outcome": "crashed", "crash": "KeyError"}, "exception"),
+        ({"outcome": "crashed", "crash": "error"}, "exception"),  # struct.error
+        ({"outcome": "crashed", "crash": "exit status 70"}, "exception"),
+        ({"outcome": "fail-open"}, "fail-open"),
+    ],
+)
+def test_a_native_crash_is_told_from_an_exception(
+    got: dict[str, Any], kind: str
+) -> None:
+    case = _case("n_x", "invalid", ["LAYOUT-BOUNDS"])
+    found = findings.classify(case, findings.outcome_of({**got, "ok": False}))
+    assert found is not None
+    assert found.key == kind
+
+
+def test_a_resource_finding_says_reserved_or_resident() -> None:
+    reserved = {"outcome": "resource", "detail": "resource (reserved): ran out"}
+    assert findings.memory_of(reserved) == "reserved"
+    assert findings.memory_of({"outcome": "resource", "detail": "resource: x"}) == ""
+    case = _case("n_x", "invalid", ["HEADER-LIMIT"])
+    result = {"cases": {"n_x": {**reserved, "ok": False}}, "probe": {}}
+    (finding,) = findings.findings_of(result, {"n_x": case})
+    lines = findings._memory_line(finding, result["cases"]["n_x"])
+    assert lines == [f"- Memory: {findings._MEMORY_WORDS['reserved']}"]

@@ -42,9 +42,10 @@ DELEGATED = {
     "bash .ci/setup && .venv/bin/pytest conformance --impl=reference -n 2": (
         # the tests .ci/run runs (after bash .ci/setup) run the suite on the reference
         "tests/conformance_meta/test_suite_runs.py",
-        ['run_suite(\n        "reference", "--check-rules"'],
+        ['args = ("--check-rules",', 'shared_run("reference", *args'],
     ),
     ".venv/bin/pytest -n 2": (".ci/run", ["pytest -n 2 --cov"]),
+    ".venv/bin/pytest -n 2 -m slow": (".ci/run", ["pytest -n 2 -m slow"]),
     ".venv/bin/python docs/build_site.py docs/_build/html": (
         ".ci/run",
         ["python docs/build_site.py docs/_build/html"],
@@ -117,6 +118,17 @@ def _run(kind: str, body: str, folder: Path) -> str:
     return "".join(printed)
 
 
+def _section(title: str, blocks: list[tuple[str, str]]) -> object:
+    """A section whose commands run the suite is in the slow tier (tests/tiers.py)."""
+    runs = any(
+        "pytest" in command and command not in DELEGATED
+        for kind, body in blocks
+        if kind == "sh"
+        for command in commands(body)
+    )
+    return pytest.param(title, marks=pytest.mark.slow if runs else ())
+
+
 def test_the_readme_is_a_landing_page() -> None:
     assert len(README.read_bytes()) <= 15_000
     runnable = [kind for blocks in sections().values() for kind, _ in blocks]
@@ -124,7 +136,9 @@ def test_the_readme_is_a_landing_page() -> None:
     assert runnable.count("sh") >= 4
 
 
-@pytest.mark.parametrize("title", list(sections()))
+@pytest.mark.parametrize(
+    "title", [_section(title, blocks) for title, blocks in sections().items()]
+)
 def test_readme_section_runs_as_shown(title: str, tmp_path: Path) -> None:
     if shutil.which("bash") is None:
         pytest.skip("needs bash")

@@ -1,14 +1,24 @@
-"""Run the conformance suite in a subprocess and read its JSON report."""
+"""Run the conformance suite in a subprocess and read its JSON report.
+
+``run_suite`` makes a run for one test; ``shared_run`` makes a run once per
+session for every test that reads it (tests that only read a run's verdicts and
+reports, and pass the same implementation and options).
+"""
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
 import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "conformance"
@@ -21,6 +31,8 @@ class Run:
     returncode: int
     output: str
     report: dict[str, Any]
+    # the run's own folder: report.json, and report.md and junit.xml of a shared run
+    folder: Path
 
     @property
     def results(self) -> dict[str, str]:
@@ -66,4 +78,40 @@ def run_suite(
         check=False,
     )
     data = json.loads(report.read_text()) if report.exists() else {}
-    return Run(process.returncode, process.stdout + process.stderr, data)
+    return Run(process.returncode, process.stdout + process.stderr, data, tmp_path)
+
+
+def shared_run(impl: str, *args: str, tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """The run of the suite on ``impl`` with ``args``, made once per session.
+
+    The first test to ask makes it; the others, on any xdist worker, wait for it
+    and read the same run.  Besides report.json the run writes report.md and
+    junit.xml into ``Run.folder``.  A test that changes files the run reads, or
+    asserts what its own options do, uses ``run_suite``.
+    """
+    base = tmp_path_factory.getbasetemp()
+    # each xdist worker has its own base folder inside the session's
+    session = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    key = hashlib.sha256(json.dumps([impl, *args]).encode()).hexdigest()[:16]
+    folder = session / "suite-runs" / key
+    folder.mkdir(parents=True, exist_ok=True)
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        saved = folder / "run.json"
+        if saved.exists():
+            made = json.loads(saved.read_text(encoding="utf-8"))
+            return Run(made["returncode"], made["output"], made["report"], folder)
+        run = run_suite(
+            impl,
+            f"--report-md={folder / 'report.md'}",
+            f"--junitxml={folder / 'junit.xml'}",
+            *args,
+            tmp_path=folder,
+        )
+        made = {
+            "returncode": run.returncode,
+            "output": run.output,
+            "report": run.report,
+        }
+        saved.write_text(json.dumps(made), encoding="utf-8")
+        return run

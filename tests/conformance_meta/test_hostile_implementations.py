@@ -350,7 +350,7 @@ def _limited_suite(impl: str, tmp_path: Path, limit: str, *args: str) -> Run:
         check=False,
     )
     data = json.loads(report.read_text()) if report.exists() else {}
-    return Run(process.returncode, process.stdout + process.stderr, data)
+    return Run(process.returncode, process.stdout + process.stderr, data, tmp_path)
 
 
 @pytest.mark.parametrize("stream", ["stdout", "stderr"])

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _suite_runner import run_suite
+from _suite_runner import Run, run_suite, shared_run
 
 from stspec_conformance.adapters import ImplError, resolve
 from stspec_conformance.adapters._base import status_of
@@ -48,14 +48,18 @@ def test_in_process_mode_still_runs(tmp_path: Path) -> None:
     assert "(in-process)" in run.output
 
 
-def test_the_report_says_the_run_was_isolated(tmp_path: Path) -> None:
-    run = run_suite(
-        str(IMPLS / "declared_rejects.py"),
-        "-k",
-        "y_dtype_f16_values",
-        tmp_path=tmp_path,
-    )
-    assert run.returncode == 0, run.output[-3000:]
+def _declared_rejects(factory: pytest.TempPathFactory) -> Run:
+    """A reader declaring its rejection type, with one bug (a KeyError)."""
+    select = "y_dtype_f16_values or n_prefix_file_empty or n_prefix_file_1_byte"
+    impl = str(IMPLS / "declared_rejects.py")
+    return shared_run(impl, "-k", select, tmp_path_factory=factory)
+
+
+def test_the_report_says_the_run_was_isolated(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    run = _declared_rejects(tmp_path_factory)
+    assert run.results["test_must_accept[y_dtype_f16_values]"] == "passed"
     assert run.report["implementation"]["kind"] == "isolated"
     assert "(isolated)" in run.output
 
@@ -75,13 +79,10 @@ def test_an_import_error_on_every_file_stops_the_run(tmp_path: Path) -> None:
     assert "ModuleNotFoundError" in entry["message"]
 
 
-def test_rejects_names_the_rejection_type(tmp_path: Path) -> None:
-    run = run_suite(
-        str(IMPLS / "declared_rejects.py"),
-        "-k",
-        "n_prefix_file_empty or n_prefix_file_1_byte",
-        tmp_path=tmp_path,
-    )
+def test_rejects_names_the_rejection_type(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    run = _declared_rejects(tmp_path_factory)
     assert run.results["test_must_reject[n_prefix_file_1_byte]"] == "passed"
     bug = run.test("test_must_reject[n_prefix_file_empty]")
     assert bug["result"] == "failed"

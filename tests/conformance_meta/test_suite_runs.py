@@ -1,24 +1,44 @@
 """The suite passes on the reference, on HF with its baseline, on the Node
-example with its baseline; and its options, reports and errors behave."""
+example with its baseline; and its options, reports and errors behave.
+
+The whole runs on the reference and on HF are made once (``shared_run``) and
+read by every test here that asks about them."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from _suite_runner import NODE_EXAMPLE, ROOT, SUITE, run_suite
+from _suite_runner import NODE_EXAMPLE, ROOT, SUITE, Run, run_suite, shared_run
+
+from stspec_conformance.adapters import ImplError, resolve
 
 BASELINES = SUITE / "baselines"
+HF_BASELINE = BASELINES / "safetensors-0.8.0.txt"
 
 
-def test_reference_passes_everything_with_rule_checks(tmp_path: Path) -> None:
-    run = run_suite(
-        "reference", "--check-rules", "--case-timeout=60", tmp_path=tmp_path
-    )
+def _reference(factory: pytest.TempPathFactory) -> Run:
+    """The whole suite on the reference, with rule checks."""
+    args = ("--check-rules", "--case-timeout=60")
+    return shared_run("reference", *args, tmp_path_factory=factory)
+
+
+def _hf(factory: pytest.TempPathFactory) -> Run:
+    """The whole suite on HF 0.8.0, with its baseline."""
+    pytest.importorskip("safetensors")
+    args = ("-n", "2", f"--baseline={HF_BASELINE}", "--case-timeout=60")
+    return shared_run("safetensors", *args, tmp_path_factory=factory)
+
+
+def test_reference_passes_everything_with_rule_checks(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    run = _reference(tmp_path_factory)
     assert run.returncode == 0, run.output[-4000:]
     summary = run.report["summary"]
     assert summary["total"]["passed"] == summary["total"]["total"] > 400
@@ -28,22 +48,13 @@ def test_reference_passes_everything_with_rule_checks(tmp_path: Path) -> None:
     assert "SCORE" in run.output
 
 
-def test_hf_passes_with_its_baseline(tmp_path: Path) -> None:
-    pytest.importorskip("safetensors")
-    baseline = BASELINES / "safetensors-0.8.0.txt"
-    run = run_suite(
-        "safetensors",
-        "-n",
-        "2",
-        f"--baseline={baseline}",
-        "--case-timeout=60",
-        tmp_path=tmp_path,
-    )
+def test_hf_passes_with_its_baseline(tmp_path_factory: pytest.TempPathFactory) -> None:
+    run = _hf(tmp_path_factory)
     assert run.returncode == 0, run.output[-4000:]
     xfailed = {t["test"] for t in run.report["tests"] if t["result"] == "xfailed"}
     listed = {
         line.strip()
-        for line in baseline.read_text().splitlines()
+        for line in HF_BASELINE.read_text().splitlines()
         if line.strip() and not line.startswith("#")
     }
     assert xfailed == listed
@@ -76,17 +87,29 @@ def test_node_example_with_its_baseline(tmp_path: Path) -> None:
     assert run.test("test_writer_dtype[F4]")["result"] == "passed"
 
 
-def test_wrong_impl_is_a_usage_error(tmp_path: Path) -> None:
-    for impl, says in [
+@pytest.mark.parametrize(
+    ("impl", "says"),
+    [
         ("no_such_module_xyz", "import no_such_module_xyz"),
         ("missing/file.py", "no such file"),
         ("cmd:no-such-program-xyz --flag", "no-such-program-xyz"),
         ("os", "defines no callable load(path)"),
-    ]:
-        run = run_suite(impl, tmp_path=tmp_path)
-        assert run.returncode == 4, (impl, run.output)  # pytest.ExitCode.USAGE_ERROR
-        assert says in run.output, (impl, run.output)
-        assert "passed" not in run.output
+    ],
+)
+def test_an_impl_that_names_nothing_usable_says_what_was_tried(
+    impl: str, says: str
+) -> None:
+    # resolved as the suite does by default: Python implementations in a worker
+    with pytest.raises(ImplError, match=re.escape(says)):
+        resolve(impl, isolate=True)
+
+
+def test_wrong_impl_is_a_usage_error(tmp_path: Path) -> None:
+    # the suite turns the resolver's error into a usage error before any test
+    run = run_suite("os", tmp_path=tmp_path)
+    assert run.returncode == 4, run.output  # pytest.ExitCode.USAGE_ERROR
+    assert "defines no callable load(path)" in run.output
+    assert "passed" not in run.output
 
 
 def test_suite_without_impl_is_a_usage_error_but_project_runs_stay_inert(
@@ -154,18 +177,10 @@ def test_baseline_workflow(tmp_path: Path) -> None:
     assert "match no test: test_must_reject[n_no_such_case]" in run.output
 
 
-def test_reports_and_tolerated_outcomes(tmp_path: Path) -> None:
-    md = tmp_path / "report.md"
-    junit = tmp_path / "junit.xml"
-    run = run_suite(
-        "safetensors",
-        "-k",
-        "test_tolerated or n_structure_duplicate_tensor_identical",
-        f"--report-md={md}",
-        f"--junitxml={junit}",
-        tmp_path=tmp_path,
-    )
-    assert run.returncode == 1
+def test_reports_and_tolerated_outcomes(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    run = _hf(tmp_path_factory)
     tolerated = [t for t in run.report["tests"] if t["group"] == "tolerated"]
     assert tolerated
     assert all(t["outcome"] == "accepted" for t in tolerated)
@@ -174,20 +189,23 @@ def test_reports_and_tolerated_outcomes(tmp_path: Path) -> None:
     assert dup["verdict"] == "invalid"
     assert dup["rules"] == ["KEY-UNIQUE"]
     assert dup["outcome"] == "accepted"
-    text = md.read_text()
+    text = (run.folder / "report.md").read_text()
     assert "| `KEY-UNIQUE` |" in text
     assert "### Tolerated (i_) outcomes" in text
-    assert 'name="verdict" value="tolerated"' in junit.read_text()
+    junit = (run.folder / "junit.xml").read_text()
+    assert 'name="verdict" value="tolerated"' in junit
 
 
-def test_report_json_is_complete(tmp_path: Path) -> None:
-    run = run_suite(
-        "reference", "-k", "test_must_reject and n_prefix", tmp_path=tmp_path
-    )
-    assert run.returncode == 0
-    data = run.report
+def test_report_json_is_complete(tmp_path_factory: pytest.TempPathFactory) -> None:
+    data = _reference(tmp_path_factory).report
     assert data["implementation"]["name"] == "reference"
-    for entry in data["tests"]:
+    rejected = [
+        entry
+        for entry in data["tests"]
+        if entry["test"].startswith("test_must_reject[n_prefix")
+    ]
+    assert rejected
+    for entry in rejected:
         assert entry["case"]
         assert entry["verdict"] == "invalid"
         assert entry["outcome"] == "rejected"

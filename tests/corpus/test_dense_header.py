@@ -46,6 +46,7 @@ def test_the_digest_constant_is_the_tensor_lists() -> None:
 
 # CPU time of the reader itself: coverage's tracer would double it (the reading
 # paths are covered by the smaller dense-header tests)
+@pytest.mark.slow  # 1.8 million entries, read in process: 7-9 CPU-s
 @pytest.mark.no_cover
 def test_the_reference_reads_it_within_the_suites_allowance(tmp_path: Path) -> None:
     path = materialise(CASE, tmp_path)

@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from external_tools import chromium
 
+# the module's fixture runs the suite on two implementations (python -m matrix run)
+pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 SELECT = (
     "y_dtype_f32_values or n_structure_duplicate_tensor_identical"

@@ -96,6 +96,7 @@ def test_read_precedence_is_a_rule_that_cites_the_groups() -> None:
 SLOW = frozenset({"y_layout_dense_header_at_limit"})
 
 
+@pytest.mark.slow  # the whole corpus through a second reader: 7 CPU-s
 @pytest.mark.no_cover  # a reader of the tests' own: nothing of stspec to cover
 def test_a_reader_following_the_steps_passes_check_rules_on_the_corpus(
     tmp_path: Path,

@@ -10,6 +10,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from stspec_conformance import action
+
 REPO = Path(__file__).resolve().parents[2]
 BROKEN = REPO / "tests" / "conformance_meta" / "broken" / "accepts_holes.py"
 CASES = "y_prefix_smallest_file or n_layout_hole_between_tensors"
@@ -69,3 +73,32 @@ def test_a_reader_that_cannot_start_still_gets_a_summary(tmp_path: Path) -> None
     status, summary, _ = _action(tmp_path, "--impl=no_such_module_anywhere_xyz")
     assert status not in {0, 5}
     assert "## safetensors conformance: no_such_module_anywhere_xyz" in summary
+
+
+def test_the_step_builds_one_command_and_appends_its_report(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the step's own logic, in this process: the run itself is stood in for
+    reports = tmp_path / "reports"
+    commands: list[list[str]] = []
+
+    def run(command: list[str]) -> int:
+        commands.append(command)
+        (reports / "report.md").write_text("## safetensors conformance: mine\n")
+        return 1
+
+    monkeypatch.setattr("stspec_conformance.action.subprocess.call", run)
+    summary = tmp_path / "summary.md"
+    status = action.main(
+        ["--impl=mine.py", f"--report-dir={reports}", f"--summary={summary}",
+         "--baseline=known.txt", "--workers=2", "--options=-x", "--", "-k", "n_"]
+    )  # fmt: skip
+    assert status == 1
+    (command,) = commands
+    assert command[1:5] == ["-m", "pytest", "--pyargs", "stspec_conformance"]
+    assert {"--impl=mine.py", "--baseline=known.txt"} <= set(command)
+    assert f"--report-json={reports / 'report.json'}" in command
+    assert command[-5:] == ["-n", "2", "-x", "-k", "n_"]
+    assert summary.read_text("utf-8") == "## safetensors conformance: mine\n"
+    # a run that wrote no report still gets a summary saying why
+    assert "exit status 4" in action.summary_text(reports / "none.md", 4, "mine.py")

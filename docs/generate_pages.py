@@ -148,13 +148,22 @@ OUTCOME_MEANINGS: Final = {
     "accepted": "loaded the file (or wrote the request); with the expected content "
     "for a valid file",
     "rejected": "refused the file or the request, as a judgement on it",
-    "crashed": "died (a signal, an exit status, an exception outside `REJECTS`)",
-    "hung": "ran past the wall-clock backstop without using CPU",
-    "resource": "went over its CPU or memory allowance: a failure, never counted as a "
-    "wrong verdict",
+    "crashed": "a native crash: a signal, a panic (Go, Rust, also through pyo3's "
+    "`PanicException`), an abort, a runtime's fatal error, or an exit without an "
+    "answer that says nothing known",
+    "exception": "an unexpected exception in a managed runtime: a Python exception "
+    "outside `REJECTS`, an uncaught JavaScript or Java exception; the code broke, "
+    "its process did not",
+    "hung": "ran past its CPU time (or the wall-clock backstop)",
+    "resource": "went over its memory allowance, `reserved` (an allocation beyond it "
+    "was refused: address space asked for, not shown to be used) or `resident` "
+    "(resident memory measured past it); also processes left running. A failure, "
+    "never counted as a wrong verdict",
     "wrong-content": "accepted a valid file but returned other tensors or metadata",
     "invalid-output": "answered in a malformed way; on an invalid file this counts as "
     "accepting it",
+    "fail-open": "answered success on a file it said it could not judge (a scanner "
+    'exiting 0 with "could not parse"): a failure on every case',
     "not-applicable": "the test needs something the declaration says the "
     "implementation does not do",
 }

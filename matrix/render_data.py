@@ -70,7 +70,17 @@ CELL: Final = {
     "crashed": (
         "CRASH",
         "#111111",
-        "crashed (signal, exit status, unexpected exception)",
+        "crashed (native: a signal, a panic, an abort, an unexplained exit)",
+    ),
+    "exception": (
+        "EXC",
+        "#444444",
+        "raised an unexpected exception (managed runtime: Python, JavaScript, Java)",
+    ),
+    "fail-open": (
+        "OPEN",
+        "#8b0000",
+        "answered success on a file it said it could not judge (fails open)",
     ),
     "hung": ("hang", "#7f7f7f", "no answer within the time limit"),
     "resource": ("res", "#b5651d", "ran past its CPU-time or memory allowance"),

@@ -34,7 +34,15 @@ if TYPE_CHECKING:
 
 __all__ = ["render_html"]
 
-_DARK: Final = {"crashed", "should-reject", "i-reject", "wrong-content", "ok-accept"}
+_DARK: Final = {
+    "crashed",
+    "exception",
+    "fail-open",
+    "should-reject",
+    "i-reject",
+    "wrong-content",
+    "ok-accept",
+}
 _RULE_ANCHOR: Final = "../spec/SPEC.md#{}"
 
 

@@ -4,8 +4,7 @@ The suite runs in the implementation's own environment (Python wrappers are
 imported in-process by ``pytest conformance --impl=WRAPPER.py``) or, for
 ``cmd:`` programs, from the ``_suite`` environment.  Its ``--report-json``
 is turned into one outcome per corpus case (and per other test), in the
-outcome classes of the suite: accepted, rejected, crashed, hung, resource,
-wrong-content, invalid-output, not-applicable.
+outcome classes of the suite (``stspec_conformance._outcomes.OUTCOMES``).
 """
 
 from __future__ import annotations
@@ -282,8 +281,12 @@ def _entry(test: dict[str, Any]) -> dict[str, Any]:
     ):
         # accepted; the content was not checked (see _SUITE_EXPECTATION_ERROR)
         entry = {"outcome": "accepted", "ok": True, "unchecked": True}
-    if outcome == "crashed" and (kind := _crash_kind(message)):
+    if outcome in {"crashed", "exception"} and (
+        kind := str(test.get("crash") or "") or _crash_kind(message)
+    ):
         entry["crash"] = kind
+    if outcome == "resource" and test.get("memory"):
+        entry["memory"] = str(test["memory"])
     if message and test.get("result") != "passed":
         entry["detail"] = scrub(message)[:300]
     return entry

@@ -29,7 +29,7 @@ FINDINGS_DATA: Final = envs.REPO / "matrix" / "findings.toml"
 # outcome classes that count as a definite, right answer
 _RIGHT = frozenset({"ok-accept", "ok-reject", "i-accept", "i-reject"})
 # outcome classes where the implementation, not the file, failed
-_BROKE = frozenset({"crashed", "hung"})
+_BROKE = frozenset({"crashed", "exception", "fail-open", "hung"})
 
 
 @dataclass(frozen=True)

@@ -28,8 +28,15 @@ Every key is optional; the defaults describe a full reader without a writer:
 ``max_file_size``, ``max_header_size``, ``max_tensor_size``
     implementation limits (SPEC 1.6), in bytes: the largest file, header
     (N, at most 100,000,000) and tensor the reader supports (default: none).
-    A valid file beyond one that the reader rejects is not applicable; one it
-    accepts is judged as any other, and a limit never excuses an invalid file.
+``max_tensors``, ``max_name_length``, ``max_rank``, ``max_dimension``, ``max_number``
+    the other limits SPEC 1.6 allows: the most tensors in a file, the longest
+    tensor name (UTF-8 bytes), the most dimensions, the largest dimension, and
+    the largest integer in the header (dimensions and data offsets: a reader
+    parsing numbers as signed 64-bit declares 2**63 - 1).
+
+A valid file beyond a declared limit that the reader rejects is not
+applicable; one it accepts is judged as any other, and a limit never excuses
+an invalid file or a refusal of a file within every limit.
 
 A Python adapter declares them as a module attribute ``CAPABILITIES = {...}``
 (older adapters: ``SAVE_DTYPES``); a command in its ``--describe`` answer
@@ -43,9 +50,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import stspec
+
+if TYPE_CHECKING:
+    from stspec_conformance._extent import Extent
 
 __all__ = [
     "ALL_DTYPES",
@@ -61,6 +71,16 @@ __all__ = [
 DTYPE_ORDER: Final = tuple(dt.name for dt in stspec.DTYPES)
 ALL_DTYPES: Final = frozenset(DTYPE_ORDER)
 LIMIT_KEYS: Final = ("max_file_size", "max_header_size", "max_tensor_size")
+# The structural limits of SPEC 1.6, and the Extent field each one bounds.
+SHAPE_KEYS: Final = (
+    "max_tensors",
+    "max_name_length",
+    "max_rank",
+    "max_dimension",
+    "max_number",
+)
+_SHAPE_FIELDS: Final = ("tensors", "name", "rank", "dimension", "number")
+_SHAPE_UNITS: Final = ("tensors", "bytes", "dimensions", "", "")
 KEYS: Final = (
     "read_dtypes",
     "header_only",
@@ -70,6 +90,7 @@ KEYS: Final = (
     "write_dtypes",
     "canonical",
     *LIMIT_KEYS,
+    *SHAPE_KEYS,
 )
 
 
@@ -90,6 +111,28 @@ class Capabilities:
     metadata: bool = True
     # implementation limits in bytes (None: none): file, header, one tensor
     limits: tuple[int | None, int | None, int | None] = (None, None, None)
+    # max_tensors, max_name_length, max_rank, max_dimension, max_number
+    shape_limits: tuple[int | None, ...] = (None,) * len(SHAPE_KEYS)
+
+    @property
+    def limited(self) -> bool:
+        """Whether any implementation limit is declared."""
+        return any(v is not None for v in (*self.limits, *self.shape_limits))
+
+    def beyond(self, extent: Extent) -> str | None:
+        """The first declared limit a valid file's extent goes beyond, or None."""
+        found = self.exceeded(extent.file, extent.header, extent.tensor)
+        if found:
+            return found
+        for key, limit, name, unit in zip(
+            SHAPE_KEYS, self.shape_limits, _SHAPE_FIELDS, _SHAPE_UNITS, strict=True
+        ):
+            size = getattr(extent, name)
+            if limit is not None and size > limit:
+                return (
+                    f"{key} {limit:,} (this one: {size:,}{' ' + unit if unit else ''})"
+                )
+        return None
 
     def exceeded(self, file: int, header: int, tensor: int) -> str | None:
         """The first declared limit these sizes go beyond, as a phrase, or None."""
@@ -124,7 +167,11 @@ class Capabilities:
             parts.append("no writer")
         parts.extend(
             f"{key} {limit:,}"
-            for key, limit in zip(LIMIT_KEYS, self.limits, strict=True)
+            for key, limit in zip(
+                (*LIMIT_KEYS, *SHAPE_KEYS),
+                (*self.limits, *self.shape_limits),
+                strict=True,
+            )
             if limit is not None
         )
         return "; ".join(parts)
@@ -141,7 +188,11 @@ class Capabilities:
             "metadata": self.metadata,
             **{
                 key: limit
-                for key, limit in zip(LIMIT_KEYS, self.limits, strict=True)
+                for key, limit in zip(
+                    (*LIMIT_KEYS, *SHAPE_KEYS),
+                    (*self.limits, *self.shape_limits),
+                    strict=True,
+                )
                 if limit is not None
             },
         }
@@ -185,11 +236,15 @@ def _flag(value: object, where: str) -> bool:
     return value
 
 
-def _limit(value: object, where: str, maximum: int | None) -> int | None:
+def _limit(
+    value: object, where: str, maximum: int | None, unit: str = "bytes"
+) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        msg = f"{where} must be a positive number of bytes (or null), got {value!r:.80}"
+        msg = (
+            f"{where} must be a positive number of {unit} (or null), got {value!r:.80}"
+        )
         raise CapabilityError(msg)
     if maximum is not None and value > maximum:
         msg = (
@@ -252,6 +307,10 @@ def from_mapping(
         _limit(declared.get(key), f"{source}[{key!r}]", maximum)
         for key, maximum in zip(LIMIT_KEYS, maxima, strict=True)
     )
+    shape_limits = tuple(
+        _limit(declared.get(key), f"{source}[{key!r}]", None, "items")
+        for key in SHAPE_KEYS
+    )
     return Capabilities(
         read_dtypes,
         header_only,
@@ -261,6 +320,7 @@ def from_mapping(
         canonical,
         metadata,
         (limits[0], limits[1], limits[2]),
+        shape_limits,
     )
 
 

@@ -51,7 +51,12 @@ def attempt(
     )
     if node is not None:
         outcome.details["item"] = node  # later checks record their verdict on it
-        _outcomes.record(node, outcome.status, crash=outcome.crash or outcome.exception)
+        _outcomes.record(
+            node,
+            outcome.status,
+            crash=outcome.exception or outcome.crash,
+            memory=outcome.memory,
+        )
         node.user_properties.append(("outcome", outcome.status))
         if outcome.rule is not None:
             node.user_properties.append(("reported_rule", outcome.rule))
@@ -74,7 +79,9 @@ def _about(case: Mapping[str, Any], path: Path) -> str:
 def _hard(case: Mapping[str, Any], path: Path, outcome: Outcome) -> None:
     if outcome.status == "resource":
         _outcomes.resource_failure(
-            f"{outcome.describe()}{_about(case, path)}", _item(outcome)
+            f"{outcome.describe()}{_about(case, path)}",
+            _item(outcome),
+            memory=outcome.memory,
         )
     if outcome.failed_hard:
         pytest.fail(
@@ -216,7 +223,7 @@ def within_memory(
         f"file of {os.stat(path).st_size} bytes; the allowance is "
         f"{limit / MIB:.1f} MiB (from the file's length, see --memory-budget"
     )
-    if over and outcome.status in {"crashed", "hung"}:
+    if over and outcome.status in {"crashed", "exception", "hung"}:
         pytest.fail(
             f"{outcome.status} on {case['id']} (it {excess})): "
             f"{outcome.describe()}{_about(case, path)}",
@@ -226,4 +233,5 @@ def within_memory(
         _outcomes.resource_failure(
             f"{excess}; outcome: {outcome.describe()}){_about(case, path)}",
             _item(outcome),
+            memory="resident",
         )

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
+from stspec_conformance._outcomes import NO_VERDICT
+
 if TYPE_CHECKING:
     from stspec_conformance._state import Record
 
 __all__ = ["failure_kind"]
 
 _NOT_RUN: Final = frozenset({"passed", "skipped", "not-applicable"})
-_NO_VERDICT: Final = frozenset({"crashed", "hung", "resource", "invalid-output"})
 
 
 def _expects_refusal(record: Record) -> bool:
@@ -29,7 +30,7 @@ def failure_kind(record: Record) -> str | None:
     if record.result in _NOT_RUN:
         return None
     outcome = record.outcome
-    if outcome in _NO_VERDICT or outcome == "wrong-content":
+    if outcome in NO_VERDICT or outcome == "wrong-content":
         return outcome
     if outcome == "accepted":
         return "accepted-invalid" if _expects_refusal(record) else "wrong-content"

@@ -10,8 +10,19 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
 Status = Literal[
-    "accepted", "rejected", "crashed", "hung", "resource", "invalid-output"
+    "accepted",
+    "rejected",
+    "crashed",
+    "exception",
+    "hung",
+    "resource",
+    "invalid-output",
+    "fail-open",
 ]
+# No verdict: a failure whatever the case says (see ``_outcomes``).
+HARD_FAILURES = frozenset(
+    {"crashed", "exception", "hung", "resource", "invalid-output", "fail-open"}
+)
 
 # Tensors above this size are not hashed whole (4 GiB of sparse zeros would
 # take longer than the whole suite may): their digest holds the sha256 of
@@ -205,7 +216,10 @@ class Outcome:
     message: str = ""
     rule: str | None = None  # the implementation's own classification, if any
     exception: str = ""  # the exception's type name (in-process adapters)
-    crash: str = ""  # for a crash: "signal 11 (SIGSEGV)", "exit status 1", ...
+    # for a crash: "signal 11 (SIGSEGV)", "panic", "exit status 1", ...
+    crash: str = ""
+    # for ``resource``: "reserved" (an allocation refused) or "resident"
+    memory: str = ""
     peak_memory: int | None = None  # bytes, when measured
     seconds: float = 0.0  # wall-clock
     cpu_seconds: float | None = None  # when measured
@@ -220,13 +234,15 @@ class Outcome:
 
     @property
     def failed_hard(self) -> bool:
-        """A crash, hang or unusable output: a failure whatever the case says."""
-        return self.status in {"crashed", "hung", "resource", "invalid-output"}
+        """No verdict (a crash, hang, unusable output, ...): a failure in any case."""
+        return self.status in HARD_FAILURES
 
     def describe(self) -> str:
         """One line for failure messages and reports."""
         text: str = self.status
-        if self.exception or self.crash:
+        if self.memory:
+            text += f" ({self.memory})"
+        elif self.exception or self.crash:
             text += f" ({self.exception or self.crash})"
         if self.message:
             text += f": {_clip(self.message)}"

@@ -14,9 +14,18 @@ nothing (the suite's own encoder failing first) and then shows no outcome
 rather than an earlier example's.
 
 ``resource`` is a failure that is not a wrong verdict: the implementation ran
-past its CPU-time or memory allowance.  ``not-applicable`` is a skip whose
-reason starts with ``not applicable:``; the implementation declared that it
-does not do what the test needs (see :mod:`stspec_conformance._capabilities`).
+past its memory allowance, or left processes running.  Its memory kind
+(:data:`MEMORY_PROPERTY`) says which: ``reserved`` (an allocation beyond the
+allowance was refused before its pages were used: address space asked for,
+not memory shown to be used) or ``resident`` (its resident memory went past
+the allowance).  ``crashed`` is a native crash (a signal, a panic, an abort,
+a runtime's fatal error); ``exception`` is an unexpected exception in a
+managed runtime (Python, JavaScript, Java): the implementation's code broke,
+but its process did not.  ``fail-open`` is an answer of success on an input
+the implementation said it could not judge.  ``not-applicable`` is a skip
+whose reason starts with ``not applicable:``; the implementation declared
+that it does not do what the test needs (see
+:mod:`stspec_conformance._capabilities`).
 """
 
 from __future__ import annotations
@@ -32,7 +41,10 @@ __all__ = [
     "BROKEN_PROPERTY",
     "CRASH_PROPERTY",
     "EXAMPLE_PROPERTY",
+    "MEMORY_KINDS",
+    "MEMORY_PROPERTY",
     "NOT_APPLICABLE",
+    "NO_VERDICT",
     "OUTCOMES",
     "PROPERTY",
     "OutcomeClass",
@@ -50,17 +62,27 @@ OutcomeClass = Literal[
     "accepted",
     "rejected",
     "crashed",
+    "exception",
     "hung",
     "resource",
+    "fail-open",
     "wrong-content",
     "invalid-output",
     "not-applicable",
 ]
 OUTCOMES: Final[tuple[OutcomeClass, ...]] = get_args(OutcomeClass)
 PROPERTY: Final = "stspec_outcome"
-# For ``crashed``: what kind of crash ("signal 11", "exit status 1",
-# "AttributeError"), so a report can tell a segfault from a traceback.
+# No verdict at all: what the implementation did instead of judging.
+NO_VERDICT: Final = frozenset(
+    {"crashed", "exception", "hung", "resource", "invalid-output", "fail-open"}
+)
+# For ``crashed`` and ``exception``: what died or was raised ("signal 11
+# (SIGSEGV)", "panic", "KeyError"), so a report can tell them apart.
 CRASH_PROPERTY: Final = "stspec_crash"
+# For ``resource``: "reserved" (an allocation refused under the allowance) or
+# "resident" (resident memory measured past it).
+MEMORY_PROPERTY: Final = "stspec_memory"
+MEMORY_KINDS: Final = ("reserved", "resident")
 NOT_APPLICABLE: Final = "not applicable: "
 # For a test that checks several rules: the ones a failure broke (space-separated).
 BROKEN_PROPERTY: Final = "stspec_broken"
@@ -68,16 +90,27 @@ BROKEN_PROPERTY: Final = "stspec_broken"
 EXAMPLE_PROPERTY: Final = "stspec_example"
 
 
-def record(node: pytest.Item | None, outcome: OutcomeClass, *, crash: str = "") -> None:
-    """Record ``outcome`` (and for a crash its kind) on the test item."""
+def record(
+    node: pytest.Item | None,
+    outcome: OutcomeClass,
+    *,
+    crash: str = "",
+    memory: str = "",
+) -> None:
+    """Record ``outcome`` (a crash's or exception's kind, a memory kind) on the item."""
     if outcome not in OUTCOMES:
         msg = f"unknown outcome class {outcome!r}; one of {', '.join(OUTCOMES)}"
+        raise ValueError(msg)
+    if memory and memory not in MEMORY_KINDS:
+        msg = f"unknown memory kind {memory!r}; one of {', '.join(MEMORY_KINDS)}"
         raise ValueError(msg)
     if node is None:
         return
     node.user_properties.append((PROPERTY, outcome))
-    if crash and outcome == "crashed":
+    if crash and outcome in {"crashed", "exception"}:
         node.user_properties.append((CRASH_PROPERTY, crash))
+    if memory and outcome == "resource":
+        node.user_properties.append((MEMORY_PROPERTY, memory))
 
 
 def start_example(node: pytest.Item | None) -> None:
@@ -134,7 +167,14 @@ def is_not_applicable(skip_reason: str) -> bool:
     return text.startswith(NOT_APPLICABLE.rstrip())
 
 
-def resource_failure(message: str, node: pytest.Item | None = None) -> NoReturn:
-    """Fail as a ``resource`` outcome: over an allowance, not a wrong verdict."""
-    record(node, "resource")
-    pytest.fail(f"resource: {message}", pytrace=False)
+def resource_failure(
+    message: str, node: pytest.Item | None = None, *, memory: str = ""
+) -> NoReturn:
+    """Fail as a ``resource`` outcome: over an allowance, not a wrong verdict.
+
+    ``memory``: ``reserved`` or ``resident`` when memory was the allowance
+    passed (the message then starts with it: ``resource (reserved): ...``).
+    """
+    record(node, "resource", memory=memory)
+    kind = f" ({memory})" if memory else ""
+    pytest.fail(f"resource{kind}: {message}", pytrace=False)

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from stspec_conformance import _outcomes, _staging
 from stspec_conformance._compare import content_problems
+from stspec_conformance._extent import extent_of
 from stspec_conformance._model import Content, Outcome
 from stspec_conformance._results import DIFFERS_PROPERTY, EXPECTS_PROPERTY, differs_in
 
@@ -14,6 +15,7 @@ if TYPE_CHECKING:
 
     import pytest
 
+    from stspec_conformance._capabilities import Capabilities
     from stspec_conformance._files import RawTensor
     from stspec_conformance.adapters import Adapter
 
@@ -43,9 +45,17 @@ def verdict_of(outcome: Outcome, node: pytest.Item | None) -> str:
     rejection report it as an acceptance.
     """
     status = outcome.status
-    crash = getattr(outcome, "crash", "") or outcome.exception
-    _outcomes.record(node, status, crash=crash)
+    crash = outcome.exception or getattr(outcome, "crash", "")
+    _outcomes.record(node, status, crash=crash, memory=getattr(outcome, "memory", ""))
     return status
+
+
+def _beyond_declared(caps: Capabilities, data: bytes) -> bool:
+    """Whether a valid file goes beyond a limit the reader declares (SPEC 1.6)."""
+    if not caps.limited:
+        return False
+    extent = extent_of(data)
+    return extent is not None and caps.beyond(extent) is not None
 
 
 def check_loads(
@@ -64,7 +74,7 @@ def check_loads(
     if outcome.failed_hard:
         raise AssertionError(f"{outcome.describe()} on a file of {show(data)}")
     if outcome.status == "rejected":
-        if may_reject:
+        if may_reject or _beyond_declared(impl.capabilities, data):
             return outcome
         raise AssertionError(
             f"rejected a valid file: {outcome.describe()}; file: {show(data)}"

@@ -127,6 +127,8 @@ def _record_json(state: SuiteState, record: Record) -> dict[str, Any]:
         "rules": list(record.rules),
         "result": record.result,
         "outcome": record.outcome or None,
+        "crash": record.crash or None,
+        "memory": record.memory or None,
         "failure": failure_kind(record),
         "reported_rule": record.reported_rule,
         "message": record.text or None,

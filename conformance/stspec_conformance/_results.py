@@ -70,6 +70,8 @@ def record_report(state: SuiteState, report: pytest.TestReport) -> None:
     record.detail = str(props.get("message", record.detail))
     record.expects = str(latest.get(EXPECTS_PROPERTY, record.expects))
     record.differs = str(latest.get(DIFFERS_PROPERTY, record.differs))
+    record.crash = str(latest.get(_outcomes.CRASH_PROPERTY, record.crash))
+    record.memory = str(latest.get(_outcomes.MEMORY_PROPERTY, record.memory))
     result = _result_of(report)
     if result is not None and _RANK[result] >= _RANK[record.result]:
         message = _failure_line(report) if result != "passed" else ""

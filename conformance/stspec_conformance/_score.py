@@ -11,8 +11,11 @@ outcome class the test recorded (``_outcomes``) and what the test expected:
     accepted, but loaded (or wrote) other bytes, dtypes, shapes or metadata;
 ``misclassified``
     rejected as it must, but ``--check-rules`` wanted another rule id;
-``crashed``, ``hung``, ``resource``, ``invalid-output``
-    no verdict at all (``resource``: over its CPU or memory allowance).
+``crashed``, ``exception``, ``hung``, ``resource``, ``invalid-output``, ``fail-open``
+    no verdict at all (``crashed``: a native crash; ``exception``: an
+    unexpected exception in a managed runtime; ``resource``: over its memory
+    allowance, reserved or resident; ``fail-open``: answered success on a
+    file it said it could not judge).
 
 Only the first three are wrong verdicts: "rules violated" lists the rules of
 those tests alone (known deviations a baseline turns into xfails included);
@@ -66,10 +69,12 @@ KIND_LABEL: Final = {
     "rejected-valid": "rejected a valid file or request",
     "wrong-content": "loaded or wrote wrong content",
     "misclassified": "rejected, but named another rule (--check-rules)",
-    "crashed": "crashed",
+    "crashed": "crashed (native: a signal, a panic, an abort)",
+    "exception": "raised an unexpected exception (managed runtime)",
     "hung": "hung",
-    "resource": "over its CPU/memory allowance (not a wrong verdict)",
+    "resource": "over its memory allowance (not a wrong verdict)",
     "invalid-output": "answered in a malformed way",
+    "fail-open": "answered success on a file it could not judge",
     "error": "the test itself could not run",
 }
 WRONG_VERDICTS: Final = frozenset(

@@ -33,6 +33,10 @@ class Record:
     expects: str = ""
     # what a wrong-content answer got wrong: "metadata", "tensors" or "both"
     differs: str = ""
+    # for ``crashed``/``exception``: what died or was raised; for
+    # ``resource``: "reserved" or "resident" (see _outcomes)
+    crash: str = ""
+    memory: str = ""
 
     @property
     def text(self) -> str:

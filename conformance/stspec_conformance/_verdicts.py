@@ -3,8 +3,9 @@
 The corpus tests call these before the shared checks in ``_checks``:
 
 * a valid file rejected by a reader that does not declare one of its dtypes,
-  or that goes beyond a declared implementation limit (largest file, header,
-  tensor), is not applicable (an accepted one is still compared: declaring
+  or that goes beyond a declared implementation limit (SPEC 1.6: file,
+  header, tensor, tensor count, name length, rank, dimension, number range),
+  is not applicable (an accepted one is still compared: declaring
   less never turns wrong content into a pass);
 * an accepted file is compared as the declaration allows (``_compare``: a
   reader declaring ``metadata`` false that reports none is compared on its
@@ -29,6 +30,7 @@ from stspec_conformance._compare import (
     narrow_case,
     within_declaration,
 )
+from stspec_conformance._extent import extent_of
 from stspec_conformance._limits import header_length
 
 if TYPE_CHECKING:
@@ -94,10 +96,13 @@ def acceptable(
 def _beyond_limits(
     case: Mapping[str, Any], path: Path, caps: Capabilities
 ) -> str | None:
-    """The declared limit a valid case goes beyond (file, header, largest tensor)."""
-    if caps.limits == (None, None, None):
+    """The declared limit a valid case goes beyond (SPEC 1.6), or None."""
+    if not caps.limited:
         return None
-    size = path.stat().st_size
+    extent = extent_of(path)
+    if extent is not None:
+        return caps.beyond(extent)
+    size = path.stat().st_size  # the reference's own limits: sizes only
     tensors = (case.get("expected") or {}).get("tensors") or {}
     largest = max((int(t.get("nbytes", 0)) for t in tensors.values()), default=0)
     return caps.exceeded(size, header_length(path, size), largest)

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from _suite_runner import run_suite
 
+import stspec
 from stspec_conformance._capabilities import (
     ALL_DTYPES,
     Capabilities,
@@ -15,6 +16,7 @@ from stspec_conformance._capabilities import (
     from_mapping,
     from_module,
 )
+from stspec_conformance._extent import Extent, extent_of
 from stspec_conformance.adapters import ImplError, resolve
 
 JUDGED = Path(__file__).resolve().parent / "judged"
@@ -187,3 +189,80 @@ def test_limits_are_checked(declared: dict[str, object], message: str) -> None:
     assert caps.exceeded(10**9, 1000, 10**9) is None
     assert "max_header_size 1,000" in caps.describe()
     assert caps.as_json()["max_header_size"] == 1000
+
+
+def test_structural_limits_excuse_only_what_they_cover(tmp_path: Path) -> None:
+    # SPEC 1.6: fewer tensors, shorter names, a smaller number range
+    select = (
+        "-k",
+        (
+            "y_layout_50000_tensors or y_structure_name_long or "
+            "y_arith_zero_beside_2pow32 or y_layout_100_tensors or y_dtype_f32_values"
+        ),
+    )
+    reader = JUDGED / "structure_limited_reader.py"
+    run = run_suite(str(reader), *select, tmp_path=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    for case, said in (
+        ("y_layout_50000_tensors", "max_tensors 8,192 (this one: 50,000 tensors)"),
+        ("y_structure_name_long", "max_name_length 1,024 (this one: 10,000 bytes)"),
+        ("y_arith_zero_beside_2pow32", "max_dimension 2,147,483,647"),
+    ):
+        test = run.test(f"test_must_accept[{case}]")
+        assert test["result"] == "not-applicable", test
+        assert said in test["message"], test
+    assert run.results["test_must_accept[y_layout_100_tensors]"] == "passed"
+    # refusing beyond what it declares is a failure
+    (tmp_path / "report.json").unlink()
+    liar = tmp_path / "structure_liar.py"
+    liar.write_text(
+        f"import sys\nsys.path.insert(0, {str(JUDGED)!r})\n"
+        "import structure_limited_reader\n"
+        "from structure_limited_reader import CAPABILITIES, load\n"
+        "structure_limited_reader.MAX_TENSORS = 50\n"
+    )
+    run = run_suite(str(liar), *select, tmp_path=tmp_path)
+    assert run.returncode == 1, run.output[-3000:]
+    hundred = run.test("test_must_accept[y_layout_100_tensors]")
+    assert hundred["result"] == "failed", hundred
+    assert "rejected a valid file" in hundred["message"], hundred
+    assert run.results["test_must_accept[y_layout_50000_tensors]"] == "not-applicable"
+
+
+@pytest.mark.parametrize(
+    ("declared", "extent", "said"),
+    [
+        ({"max_tensors": 10}, {"tensors": 11}, "max_tensors 10 (this one: 11 tensors)"),
+        ({"max_rank": 4}, {"rank": 5}, "max_rank 4 (this one: 5 dimensions)"),
+        ({"max_number": 2**53}, {"number": 2**53 + 1}, "max_number 9,007,199,254,"),
+        ({"max_rank": 4}, {"rank": 4}, None),
+        ({"max_header_size": 100}, {"header": 101}, "max_header_size 100"),
+    ],
+)
+def test_a_declared_limit_is_compared_with_the_files_extent(
+    declared: dict[str, int], extent: dict[str, int], said: str | None
+) -> None:
+    caps = from_mapping(declared, source="CAPABILITIES")
+    found = caps.beyond(Extent(**{"file": 1000, "header": 50, "tensor": 8, **extent}))
+    assert (found is None) if said is None else (said in str(found)), found
+    assert caps.limited
+    assert caps.as_json()[next(iter(declared))] == next(iter(declared.values()))
+    assert not from_mapping({}, source="CAPABILITIES").limited
+
+
+def test_structural_limits_are_checked() -> None:
+    with pytest.raises(CapabilityError, match="positive number of items"):
+        from_mapping({"max_tensors": 0}, source="CAPABILITIES")
+    with pytest.raises(CapabilityError, match="positive number of items"):
+        from_mapping({"max_rank": "8"}, source="CAPABILITIES")
+
+
+def test_the_extent_of_a_valid_file_is_measured() -> None:
+    data = stspec.serialize(
+        {"ab": ("U8", [2, 3], bytes(6)), "é": ("F32", [0], b"")}, None
+    )
+    extent = extent_of(data)
+    assert extent is not None
+    assert (extent.tensors, extent.name, extent.rank) == (2, 2, 2)
+    assert (extent.dimension, extent.number, extent.tensor) == (3, 6, 6)
+    assert extent_of(b"\x00" * 4) is None

@@ -65,7 +65,7 @@ def test_a_rejection_is_a_positive_answer(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "status", "says"),
     [
-        ("raise RuntimeError('boom')", "crashed", "RuntimeError: boom"),
+        ("raise RuntimeError('boom')", "exception", "RuntimeError: boom"),
         ("sys.stderr.write('FILE-PREFIX'); sys.exit(1)", "crashed", "exit status 1"),
         ('print(\'{"result": "rejected"}\')', "invalid-output", "exits 1"),
         ("print('not json')", "invalid-output", "not one JSON object"),

@@ -6,6 +6,7 @@ from stspec_conformance._capabilities import ALL_DTYPES, Capabilities
 from stspec_conformance.adapters._base import (
     Adapter,
     AdapterOutputError,
+    FailedOpen,
     Hang,
     InProcessAdapter,
     content_from_raw,
@@ -20,6 +21,7 @@ __all__ = [
     "Adapter",
     "AdapterOutputError",
     "Capabilities",
+    "FailedOpen",
     "Hang",
     "ImplError",
     "InProcessAdapter",

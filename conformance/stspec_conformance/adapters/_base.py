@@ -38,7 +38,9 @@ class Adapter(ABC):
 
     ``attempt_load`` and ``attempt_save`` never raise for anything the
     implementation does: they return an :class:`Outcome` whose status is
-    ``accepted``, ``rejected``, ``crashed``, ``hung`` or ``invalid-output``.
+    ``accepted``, ``rejected`` or one of the outcomes with no verdict
+    (``crashed``, ``exception``, ``hung``, ``resource``, ``invalid-output``,
+    ``fail-open``).
     """
 
     name: str = "?"
@@ -117,6 +119,21 @@ class AdapterOutputError(ValueError):
     """The implementation returned something that is not the documented shape."""
 
 
+class FailedOpen(Exception):  # noqa: N818 - named for the outcome it reports
+    """Raised by an adapter whose library answered success on a file it could not judge.
+
+    A scanner that exits 0 while noting "could not parse" fails open: the
+    suite records ``fail-open``, a failure on every case, and never a
+    rejection.  The message should quote what the library said.
+    """
+
+
+# Exception types through which a native runtime reports its own crash inside
+# Python (pyo3 turns a Rust panic into ``pyo3_runtime.PanicException``): the
+# process survived, but the library's native code died.
+NATIVE_CRASHES: Final = frozenset({"PanicException"})
+
+
 def _reraise(exc: BaseException) -> bool:
     # pytest's skip/fail/exit (checked by module: the isolation worker does
     # not import pytest, which would make every fork slower).
@@ -156,19 +173,28 @@ def status_of(
     """Classify an exception an in-process implementation raised.
 
     With ``rejects`` (the adapter's ``REJECTS``) only those types reject and
-    every other exception is a crash.  Without it an ordinary ``Exception``
-    rejects, except :data:`PROGRAMMING_ERRORS`; every ``BaseException`` that
-    is not an ``Exception`` (``SystemExit``, ...) is a crash.
+    every other exception is unexpected.  Without it an ordinary
+    ``Exception`` rejects, except :data:`PROGRAMMING_ERRORS`; every
+    ``BaseException`` that is not an ``Exception`` (``SystemExit``, ...) is
+    unexpected.  Unexpected is ``exception`` (the Python code broke, the
+    process did not), or ``crashed`` for a native crash reported as a Python
+    exception (:data:`NATIVE_CRASHES`); :class:`FailedOpen` is ``fail-open``.
     """
     if isinstance(exc, Hang):
         return "hung"
     if isinstance(exc, AdapterOutputError):
         return "invalid-output"
-    if rejects is not None:
-        return "rejected" if isinstance(exc, rejects) else "crashed"
-    if isinstance(exc, PROGRAMMING_ERRORS) or not isinstance(exc, Exception):
+    if isinstance(exc, FailedOpen):
+        return "fail-open"
+    if type(exc).__name__ in NATIVE_CRASHES:
         return "crashed"
-    return "rejected"
+    if rejects is not None:
+        expected = isinstance(exc, rejects)
+    else:
+        expected = isinstance(exc, Exception) and not isinstance(
+            exc, PROGRAMMING_ERRORS
+        )
+    return "rejected" if expected else "exception"
 
 
 @contextlib.contextmanager
@@ -281,11 +307,7 @@ class InProcessAdapter(Adapter):
         except BaseException as exc:
             if _reraise(exc):
                 raise
-            status = status_of(exc, rejects)
-            rule = self._safe_classify(exc) if status == "rejected" else None
-            outcome = Outcome(
-                status, message=text_of(exc), rule=rule, exception=type(exc).__name__
-            )
+            outcome = self._raised(exc, rejects)
         else:
             if isinstance(result, Content):
                 outcome = Outcome("accepted", content=result)
@@ -301,6 +323,22 @@ class InProcessAdapter(Adapter):
                 peak = None if high is None else max(0, high - rss_before) * 1024
         outcome.seconds = time.perf_counter() - started
         outcome.peak_memory = peak
+        return outcome
+
+    def _raised(
+        self, exc: BaseException, rejects: tuple[type[BaseException], ...] | None
+    ) -> Outcome:
+        """The outcome of a call that raised ``exc``."""
+        status = status_of(exc, rejects)
+        rule = self._safe_classify(exc) if status == "rejected" else None
+        outcome = Outcome(
+            status, message=text_of(exc), rule=rule, exception=type(exc).__name__
+        )
+        if status == "crashed":
+            outcome.crash = "panic"
+        elif status == "exception" and isinstance(exc, MemoryError):
+            # an allocation refused: address space asked for, not shown used
+            outcome.status, outcome.memory = "resource", "reserved"
         return outcome
 
     def _safe_classify(self, exc: BaseException) -> str | None:

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 __all__ = ["ERR_KEEP", "Captured", "collect", "exited", "stdout_cap"]
 
 ERR_KEEP: Final = 64 * 1024  # the tail of stderr a failure message can show
+# The head of stderr is kept too: a runtime's fatal error comes first (Go's
+# "fatal error: runtime: out of memory", then one stack per goroutine).
+ERR_HEAD: Final = 4 * 1024
 _OUT_BASE: Final = 16 * 1024 * 1024
 _GRACE_SECONDS: Final = 2.0
 _CHUNK: Final = 1 << 16
@@ -97,6 +100,28 @@ class _Pipes:
                 self.stdin.close()
 
 
+class _Stderr:
+    """Stderr's head and tail, bounded however much a program prints."""
+
+    def __init__(self) -> None:
+        self.head, self.tail = bytearray(), bytearray()
+        self.trimmed = False
+
+    def add(self, chunk: bytes) -> None:
+        if len(self.head) < ERR_HEAD:
+            self.head += chunk[: ERR_HEAD - len(self.head)]
+        self.tail += chunk
+        if len(self.tail) > 2 * ERR_KEEP:
+            del self.tail[:-ERR_KEEP]
+            self.trimmed = True
+
+    def kept(self) -> bytes:
+        """All of it, or its head and last ``ERR_KEEP`` bytes with a gap mark."""
+        if not self.trimmed and len(self.tail) <= ERR_KEEP:
+            return bytes(self.tail)
+        return bytes(self.head) + b"\n[...]\n" + bytes(self.tail[-ERR_KEEP:])
+
+
 def collect(
     process: subprocess.Popen[bytes],
     stdin: bytes | None,
@@ -110,7 +135,7 @@ def collect(
     ``on_exit`` runs once the program has exited (before it is reaped): it
     kills what the program left behind, so the pipes can end.
     """
-    out, err = bytearray(), bytearray()
+    out, err = bytearray(), _Stderr()
     pipes = _Pipes(process, stdin)
     stdin_fd = -1 if process.stdin is None else process.stdin.fileno()
     exited_at: float | None = None
@@ -139,10 +164,8 @@ def collect(
                         result.overflow = True
                         return result
                 else:
-                    err += chunk
-                    if len(err) > 2 * ERR_KEEP:
-                        del err[:-ERR_KEEP]
+                    err.add(chunk)
     finally:
         pipes.close()
-        result.out, result.err = bytes(out[: out_cap + 1]), bytes(err[-ERR_KEEP:])
+        result.out, result.err = bytes(out[: out_cap + 1]), err.kept()
     return result

@@ -2,8 +2,8 @@
 
 Command protocol 2 (docs/reference/command-protocol.md is the contract).
 Every answer is one JSON object on stdout; a rejection is an answer too, so a
-runtime that cannot start (Node's uncaught error, the JVM, a Python
-traceback: all exit 1) is a crash, never a rejection.
+runtime that cannot start or stops on an uncaught error (Node, the JVM, a
+Python traceback: all exit 1) is an ``exception``, never a rejection.
 
 Read: ``PROGRAM ARGS... FILE``
 
@@ -15,11 +15,16 @@ Read: ``PROGRAM ARGS... FILE``
   shape only.  An exit-0 answer without ``"result"`` is protocol 1's accepted.
 * rejected: exit 1, ``{"result": "rejected", "rule": "LAYOUT-HOLE",
   "reason": "..."}`` (rule and reason optional).
-* anything else is a crash, a hang (CPU-time limit, or the wall-clock
-  backstop), ``resource`` (ran out of memory under the data limit) or
-  ``invalid-output``; an exit status contradicting its ``"result"`` (exit 0
-  saying rejected, exit 1 saying accepted) is ``invalid-output`` and never
-  counts as an acceptance.
+* fail-open: exit 0, ``{"result": "unjudged", "reason": "..."}``: the
+  library answered success (its gate passed) while saying it could not judge
+  the file; recorded as ``fail-open``, a failure on every case.
+* anything else is a crash (``crashed``: a signal, a panic, an abort; or
+  ``exception``: a managed runtime's uncaught exception, read from stderr by
+  :mod:`._stderr`), a hang (CPU-time limit, or the wall-clock backstop),
+  ``resource`` (ran out of memory under the data limit, said anywhere on
+  stderr) or ``invalid-output``; an exit status contradicting its
+  ``"result"`` (exit 0 saying rejected, exit 1 saying accepted) is
+  ``invalid-output`` and never counts as an acceptance.
 
 Write: ``PROGRAM ARGS... --write OUT``, the request on stdin; exit 0 +
 ``{"result": "written"}``, or exit 1 + ``{"result": "refused", "reason": ...}``.
@@ -70,7 +75,6 @@ from stspec_conformance.adapters._base import Adapter, MemoryMode, RawTensors
 from stspec_conformance.adapters._capture import collect, exited, stdout_cap
 from stspec_conformance.adapters._launch import Launch, launch
 from stspec_conformance.adapters._process import (
-    OUT_OF_MEMORY,
     become_subreaper,
     children,
     end_leftovers,
@@ -79,6 +83,7 @@ from stspec_conformance.adapters._process import (
     signal_name,
     stderr_tail,
 )
+from stspec_conformance.adapters._stderr import read_death
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -329,22 +334,29 @@ class CommandAdapter(Adapter):
                 crash=signal_name(-run.code),
             )
         crash = signal_name(-run.code) if run.code < 0 else f"exit status {run.code}"
-        if OUT_OF_MEMORY.search(tail):
+        death = read_death(run.err)
+        if death is not None and death.status == "resource":
             return Outcome(
                 "resource",
-                message=f"ran out of memory under the data limit ({crash}): {tail}",
+                message=f"ran out of memory under the data limit ({crash}): "
+                f"{death.line}; stderr: {tail}",
                 crash=crash,
+                memory="reserved",
             )
         why = crash
         if run.code == 1:
             why += ' without a {"result": "rejected"} answer on stdout'
         last = tail.splitlines()[-1].strip() if tail else "(stderr empty)"
+        said = f"it said: {death.line}" if death else f"last stderr line: {last}"
         # what stdout held instead of an answer, bounded and escaped (untrusted)
         out = f"; stdout: {run.out[:STDOUT_SHOWN]!r}" if run.out.strip() else ""
+        # a signal is a native crash whatever the runtime; so is an unknown death
+        managed = run.code > 0 and death is not None and death.status == "exception"
         return Outcome(
-            "crashed",
-            message=f"{why}; last stderr line: {last}{out}; stderr: {tail}",
-            crash=crash,
+            "exception" if managed else "crashed",
+            message=f"{why}; {said}{out}; stderr: {tail}",
+            crash=crash if death is None or run.code < 0 else f"{death.kind}, {crash}",
+            exception=death.kind if managed and death else "",
         )
 
     def _answer(  # noqa: PLR0911 - one return per protocol outcome
@@ -486,6 +498,14 @@ def _acceptance(
             ), None
         return Outcome("accepted"), {}  # protocol 1's silent "written"
     result = answer.get("result", ok_word)
+    if result == "unjudged" and ok_word == "accepted":
+        # the library answered success and said it could not judge the file
+        reason = answer.get("reason", "")
+        return Outcome(
+            "fail-open",
+            message="answered success on a file it said it could not judge"
+            + (f": {reason}" if isinstance(reason, str) and reason else ""),
+        ), None
     if result == no_word:
         return _inconsistent(0, no_word, expect), None
     if result != ok_word:

@@ -305,6 +305,7 @@ def _one(adapter: InProcessAdapter, request: tuple[Any, ...]) -> Outcome:
     rejects = adapter.rejects if request[0] == "load" else adapter.write_rejects
     if _allocator_refused(rejects, outcome):
         outcome.status = "resource"
+        outcome.memory = "reserved"
         outcome.message = (
             f"an allocation failed under the memory allowance "
             f"({allowance.describe()}): {outcome.message}"
@@ -326,7 +327,7 @@ def _allocator_refused(
     """
     if outcome.exception == "MemoryError":
         return True
-    outside = outcome.status == "crashed" or (
+    outside = outcome.status in {"crashed", "exception"} or (
         outcome.status == "rejected" and rejects is None
     )
     return outside and OUT_OF_MEMORY.search(outcome.message) is not None

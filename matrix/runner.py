@@ -241,7 +241,12 @@ def classify(test: dict[str, Any]) -> str:
         # a file that had to be rejected was accepted: that is the failure;
         # any other failed acceptance loaded the wrong content
         name = str(test.get("test") or "")
-        if not name.startswith(_MUST_REJECT) and test.get("verdict") != "invalid":
+        refusal = (
+            test.get("failure") == "accepted-invalid"  # the suite's own judgement
+            or name.startswith(_MUST_REJECT)
+            or test.get("verdict") == "invalid"
+        )
+        if not refusal:
             return "wrong-content"
     if outcome in OUTCOMES:
         return outcome

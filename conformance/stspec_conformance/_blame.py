@@ -64,16 +64,27 @@ def undeclared_dtypes(state: SuiteState) -> frozenset[str]:
 
 
 def charged_rules(
-    record: Record, kind: str, suspects: frozenset[str], case: Mapping[str, Any] | None
+    record: Record,
+    kind: str,
+    suspects: frozenset[str],
+    case: Mapping[str, Any] | None,
+    *,
+    metadata_read: bool = True,
 ) -> tuple[str, ...]:
     """The rules a wrong verdict broke, as far as the record tells them.
 
     A valid case names every rule it is about; which one the reader got wrong
     shows in its own rule id (``classify``), in a rejection of a file of a dtype
     it never loads (DTYPE-NAME), or in which part of the content it got wrong
-    (the metadata rules, or the others).  Otherwise all of them.
+    (the metadata rules, or the others).  Otherwise all of them, but never
+    a metadata rule for a reader declaring ``metadata: false`` (it cannot have
+    broken one), and none when the failure said it broke none.
     """
     rules = record.rules
+    if record.charges_none:
+        return ()
+    if not metadata_read:  # a reader that never reads metadata broke no META- rule
+        rules = tuple(r for r in rules if not r.startswith("META-")) or rules
     if kind == "rejected-valid":
         if record.reported_rule in rules:
             return (str(record.reported_rule),)

@@ -129,7 +129,11 @@ def last_example(
 
 
 def broke(node: pytest.Item | None, *rules: str) -> None:
-    """Say which of its rules a failing test found broken (reports charge those)."""
+    """Say which rules a failing test found broken (reports charge those).
+
+    With no rules: the failure broke none of the test's rules (a writer that
+    refuses even the corrected request never reached the bad one's).
+    """
     if node is not None:
         node.user_properties.append((BROKEN_PROPERTY, " ".join(rules)))
 

@@ -62,6 +62,8 @@ def record_report(state: SuiteState, report: pytest.TestReport) -> None:
     broken = latest.get(_outcomes.BROKEN_PROPERTY)
     if broken:  # a test of several rules said which one the failure broke
         record.rules = tuple(str(broken).split())
+    elif broken is not None:  # it said the failure broke none of them
+        record.charges_none = True
     found = _outcomes.outcome_of(report.user_properties, passed=passed)
     outcome = found or props.get("outcome")
     record.outcome = str(outcome or record.outcome)

@@ -184,6 +184,7 @@ def summarise(state: SuiteState) -> Summary:
         total=Score(),
     )
     suspects = _blame.undeclared_dtypes(state)
+    metadata_read = state.adapter.capabilities.metadata
     for record in ordered(state):
         summary.groups.setdefault(record.group, Score()).add(record)
         summary.total.add(record)
@@ -211,7 +212,10 @@ def summarise(state: SuiteState) -> Summary:
         summary.failures[kind] += 1
         if kind in WRONG_VERDICTS:
             case = state.corpus.by_id.get(record.case or "")
-            for rule in _blame.charged_rules(record, kind, suspects, case):
+            charged = _blame.charged_rules(
+                record, kind, suspects, case, metadata_read=metadata_read
+            )
+            for rule in charged:
                 summary.violated[rule].append(_label(record))
         elif kind == "misclassified":
             for rule in record.rules:

@@ -37,6 +37,8 @@ class Record:
     # ``resource``: "reserved" or "resident" (see _outcomes)
     crash: str = ""
     memory: str = ""
+    # the failure broke none of the test's rules (see _outcomes.broke)
+    charges_none: bool = False
 
     @property
     def text(self) -> str:

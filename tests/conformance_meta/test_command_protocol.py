@@ -302,7 +302,8 @@ def test_a_reader_allocating_from_a_claim_is_a_resource_failure(tmp_path: Path) 
     )
     entry = run.test("test_must_reject[n_layout_bounds_end_2pow53_plus_1]")
     assert entry["result"] == "failed"
-    assert entry["message"].startswith("resource:"), entry
+    assert entry["message"].startswith("resource (reserved):"), entry
+    assert entry["memory"] == "reserved", entry
     report = json.dumps(run.report)
     assert "resource" in report
 

@@ -40,7 +40,8 @@ def test_a_buffer_filled_from_a_claim_is_a_resource_failure(
     entry = run.test(HOSTILE)
     assert entry["result"] == "failed", entry
     assert entry["outcome"] == "resource", entry
-    assert entry["message"].startswith("resource: used "), entry
+    assert entry["message"].startswith("resource (resident): used "), entry
+    assert entry["memory"] == "resident", entry
     assert "(peak) for a file of 10 bytes" in entry["message"], entry
     assert run.results[MODEST] == "passed", run.results
     assert run.report["summary"]["rules_violated"] == {}

@@ -117,3 +117,71 @@ def test_writer_that_writes_an_empty_file_breaks_write_fidelity(
         t for t in run.report["tests"] if t["test"].startswith("test_writer_refuses")
     ]
     assert [t["result"] for t in refusals] == ["passed"] * 10, refusals
+
+
+def test_refusing_the_corrected_request_too_charges_no_rule(tmp_path: Path) -> None:
+    # a writer that cannot write the control request never reached the bad one
+    run = run_suite(
+        str(JUDGED / "write_nothing.py"),
+        "-k",
+        "test_writer_refuses_header_over_limit or test_writer_refuses_non_string",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    assert run.report["summary"]["rules_violated"] == {}, run.report["summary"]
+    for entry in run.report["tests"]:
+        assert entry["failure"] == "rejected-valid", entry
+
+
+def test_a_valid_file_under_another_name_is_a_fidelity_failure(
+    tmp_path: Path,
+) -> None:
+    # Go's encoding/json writes U+FFFD for a lone surrogate: no JSON-SURROGATE
+    run = run_suite(
+        str(JUDGED / "replacement_char_writer.py"),
+        "-k",
+        "test_writer_refuses_lone_surrogate_name or test_writer_refuses_reserved",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    assert run.results["test_writer_refuses_reserved_name"] == "passed"
+    test = run.test("test_writer_refuses_lone_surrogate_name")
+    assert (test["outcome"], test["failure"]) == ("accepted", "accepted-invalid")
+    assert "WRITE-FIDELITY" in test["message"], test
+    violated = run.report["summary"]["rules_violated"]
+    assert set(violated) == {"WRITE-FIDELITY"}, violated
+
+
+def test_a_written_invalid_file_is_charged_with_what_it_breaks(
+    tmp_path: Path,
+) -> None:
+    # the reference writer without its checks writes the lone surrogate escaped
+    writer = tmp_path / "unchecked_writer.py"
+    writer.write_text(
+        f"import sys\nsys.path.insert(0, {str(JUDGED)!r})\n"
+        "import json, struct\n"
+        "from _shared import classify, strict_load as load\n"
+        "def save(path, tensors, metadata):\n"
+        "    header, offset, data = {}, 0, b''\n"
+        "    for name, (dtype, shape, raw) in tensors.items():\n"
+        "        header[name] = {'dtype': dtype, 'shape': list(shape),\n"
+        "                        'data_offsets': [offset, offset + len(raw)]}\n"
+        "        offset, data = offset + len(raw), data + bytes(raw)\n"
+        "    text = json.dumps(header).encode('utf-8', 'surrogatepass')\n"
+        "    text += b' ' * (-len(text) % 8)\n"
+        "    with open(path, 'wb') as out:\n"
+        "        out.write(struct.pack('<Q', len(text)) + text + data)\n",
+        encoding="utf-8",
+    )
+    run = run_suite(
+        str(writer),
+        "-k",
+        "test_writer_refuses_lone_surrogate_name",
+        tmp_path=tmp_path,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    test = run.test("test_writer_refuses_lone_surrogate_name")
+    assert test["outcome"] == "accepted", test
+    violated = run.report["summary"]["rules_violated"]
+    assert "JSON-SURROGATE" in violated, violated
+    assert "WRITE-FIDELITY" not in violated, violated

@@ -97,3 +97,42 @@ def test_a_recorded_message_keeps_file_names_not_machine_paths() -> None:
     assert cases["n_x"]["detail"] == (
         "crashed on n_x: crashed (TypeError): bad\ncase: n_x file: n_x.safetensors"
     )
+
+
+def test_a_writer_that_wrote_what_it_must_refuse_accepted_it() -> None:
+    # the suite's own failure kind: "wrote ... instead of refusing" is accepted
+    test = _test(
+        "test_writer_refuses_lone_surrogate_name",
+        result="failed",
+        outcome="accepted",
+        failure="accepted-invalid",
+        message="wrote a tensor named 'w\\ud800' instead of refusing",
+    )
+    assert runner.classify(test) == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("fields", "entry"),
+    [
+        (
+            {"outcome": "exception", "crash": "KeyError", "message": "exception"},
+            {"outcome": "exception", "crash": "KeyError"},
+        ),
+        (
+            {"outcome": "crashed", "crash": "panic, exit status 2", "message": "x"},
+            {"outcome": "crashed", "crash": "panic, exit status 2"},
+        ),
+        (
+            {"outcome": "resource", "memory": "reserved", "message": "resource"},
+            {"outcome": "resource", "memory": "reserved"},
+        ),
+        ({"outcome": "fail-open", "message": "unjudged"}, {"outcome": "fail-open"}),
+    ],
+)
+def test_the_new_outcome_words_reach_the_results(
+    fields: dict[str, Any], entry: dict[str, Any]
+) -> None:
+    test = _test("test_must_reject[n_x]", result="failed", **fields)
+    cases, _ = runner.convert({"tests": [test]})
+    got = cases["n_x"]
+    assert {k: got.get(k) for k in entry} == entry, got

@@ -172,6 +172,7 @@ def _refused(
     if outcome.status != "accepted":
         _props.verdict_of(outcome, node)
         _props.expect(node, "accept")
+        _outcomes.broke(node)  # the bad request's rules were never reached
         pytest.fail(
             f"cannot write the corrected request ({_describe(*corrected)}) either, "
             f"so refusing {why} shows nothing: {outcome.describe()}",
@@ -183,11 +184,29 @@ def _refused(
     if status == "accepted":
         written = path.read_bytes() if path.exists() else b""
         pytest.fail(
-            f"wrote {why} instead of refusing; file: {_props.show(written)}",
+            f"wrote {why} instead of refusing: {_written_breaks(written, node)}; "
+            f"file: {_props.show(written)}",
             pytrace=False,
         )
     if status != "rejected":
         pytest.fail(f"{outcome.describe()} when asked to write {why}", pytrace=False)
+
+
+def _written_breaks(written: bytes, node: pytest.Item) -> str:
+    """Charge the rules the written bytes break; say which (for the message).
+
+    A request no valid file can express was written anyway.  What the file
+    breaks is what it is charged with: a file written with the lone surrogate
+    escaped breaks JSON-SURROGATE, but a valid file under another name (Go
+    writes U+FFFD for it) breaks only WRITE-FIDELITY.
+    """
+    errors = stspec.validate(written)
+    if errors:
+        rules = sorted({error.rule for error in errors})
+        _outcomes.broke(node, "WRITE-VALID", *rules)
+        return f"the file breaks {', '.join(rules)} ({errors[0]})"
+    _outcomes.broke(node, "WRITE-FIDELITY")
+    return "the file is valid, but does not hold what was asked (WRITE-FIDELITY)"
 
 
 @pytest.mark.stspec_rules("WRITE-VALID", "WRITE-FIDELITY")

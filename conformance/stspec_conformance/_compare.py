@@ -72,8 +72,11 @@ def with_nbytes(content: Content) -> Content:
 
 
 def within_declaration(content: Content, capabilities: Capabilities) -> Content:
-    """``content`` as the declaration lets a reader report it."""
-    content = with_nbytes(content)
+    """``content`` as the declaration lets a reader report it.
+
+    A size the reader did not give stays unknown (-1): it is not compared,
+    and a failure message never shows dtype x shape as bytes it returned.
+    """
     metadata = content.metadata
     if not capabilities.metadata_presence and metadata is None:
         metadata = {}

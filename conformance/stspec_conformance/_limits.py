@@ -42,6 +42,7 @@ __all__ = [
     "DATA_FACTOR",
     "HEADER_CPU_BYTES_PER_SECOND",
     "HEADER_FACTOR",
+    "WRITE_HEADER_FACTOR",
     "Allowance",
     "Limits",
     "header_length",
@@ -53,6 +54,14 @@ __all__ = [
 MIB: Final = 1024 * 1024
 HEADER_FACTOR: Final = 64
 DATA_FACTOR: Final = 3
+# A writer's memory per byte of the header its request makes: the JSON text,
+# its encoded bytes, the file assembled from them, a growing buffer's
+# doubling and a garbage collector's slack.  A writer that builds a header
+# of just over 100,000,000 bytes the ordinary way and then refuses it needs
+# about this many times the header; refusing it must not cost a resource
+# failure.  (A request's own JSON, for a command, is its header share: every
+# character counted as its six-byte escape.)
+WRITE_HEADER_FACTOR: Final = 16
 # A conservative rate: sha256 and a plain read run at several hundred MiB/s
 # of CPU; a window-hashing reader of the 4 GiB case needs a few seconds.
 CPU_BYTES_PER_SECOND: Final = 64 * MIB
@@ -100,10 +109,19 @@ def request_size(
     metadata: Mapping[str, object] | None,
 ) -> int:
     """The bytes a save request stands for: its tensors' plus its header at worst."""
+    header, data = request_shares(tensors, metadata)
+    return header + data
+
+
+def request_shares(
+    tensors: Mapping[str, tuple[str, Sequence[int], bytes]],
+    metadata: Mapping[str, object] | None,
+) -> tuple[int, int]:
+    """(header, data): the header a save request makes at worst, and its bytes."""
     texts: list[object] = [*tensors, *(metadata or {}).items()]
     chars = sum(len(t) + 2 for t in _strings(texts))
     data = sum(len(d) for _, _, d in tensors.values())
-    return data + ESCAPED_CHAR_BYTES * chars
+    return ESCAPED_CHAR_BYTES * chars, data
 
 
 def _strings(values: list[object]) -> list[str]:
@@ -156,6 +174,19 @@ class Limits:
             base + extra,
             max(self.wall_seconds, 2 * base) + WALL_FACTOR * extra,
         )
+
+    def for_request(
+        self,
+        tensors: Mapping[str, tuple[str, Sequence[int], bytes]],
+        metadata: Mapping[str, object] | None,
+        *,
+        cpu_seconds: float | None = None,
+    ) -> Allowance:
+        """The allowance for writing a request (:data:`WRITE_HEADER_FACTOR`)."""
+        header, data = request_shares(tensors, metadata)
+        base = self.for_size(header + data, cpu_seconds=cpu_seconds)
+        memory = self.memory_budget + WRITE_HEADER_FACTOR * header + DATA_FACTOR * data
+        return Allowance(base.length, memory, base.cpu_seconds, base.wall_seconds)
 
     def for_file(
         self, path: str | Path, *, cpu_seconds: float | None = None

@@ -59,6 +59,27 @@ def window_digests_at(
     return tuple(out)
 
 
+def flat_bytes(data: bytes | memoryview) -> memoryview:
+    """The bytes of any buffer, in C order, as a one-dimensional byte view.
+
+    A reader may return ``bytes``, a memoryview of an mmap or a numpy array
+    of any rank, empty (a zero dimension) or not contiguous (a transposed
+    view).  ``memoryview.cast`` handles only a C-contiguous, non-empty buffer
+    of a native format; anything else is copied into C order
+    (``tobytes``), so the digest is of what the reader returned, never an
+    error of the suite's own.
+    """
+    view = memoryview(data)
+    if view.nbytes == 0:
+        return memoryview(b"")
+    if view.c_contiguous:
+        try:
+            return view.cast("B")
+        except (TypeError, ValueError):  # a format cast does not know
+            pass
+    return memoryview(view.tobytes())
+
+
 @dataclass(frozen=True, slots=True)
 class TensorDigest:
     """One loaded tensor: its dtype, shape and the digest of its raw bytes."""
@@ -78,8 +99,11 @@ class TensorDigest:
     def of(
         cls, dtype: str, shape: tuple[int, ...], data: bytes | memoryview
     ) -> TensorDigest:
-        """Digest raw bytes (hashed without a copy; sampled above HASH_LIMIT)."""
-        view = memoryview(data).cast("B")
+        """Digest raw bytes (hashed without a copy; sampled above HASH_LIMIT).
+
+        ``data`` is any buffer a reader returns (see :func:`flat_bytes`).
+        """
+        view = flat_bytes(data)
         if view.nbytes > HASH_LIMIT:
             return cls(dtype, shape, view.nbytes, "", window_digests(view))
         return cls(dtype, shape, view.nbytes, hashlib.sha256(view).hexdigest())
@@ -114,7 +138,8 @@ class TensorDigest:
             if self.windows
             else "(no bytes)"
         )
-        return f"{self.dtype}{shape} {self.nbytes} bytes {digest}"
+        size = f"{self.nbytes} bytes" if self.nbytes >= 0 else "(size not given)"
+        return f"{self.dtype}{shape} {size} {digest}"
 
 
 @dataclass(frozen=True, slots=True)

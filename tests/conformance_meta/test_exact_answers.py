@@ -111,7 +111,7 @@ def test_write_rejects_apart_from_read_rejects(tmp_path: Path) -> None:
         adapter = ModuleAdapter(__import__("split_rejects"), "split_rejects")
     finally:
         sys.path.remove(str(tmp_path))
-    assert adapter.attempt_load("x", timeout=0).status == "crashed"
+    assert adapter.attempt_load("x", timeout=0).status == "exception"
     assert adapter.attempt_save("x", {}, None, timeout=0).status == "rejected"
 
 

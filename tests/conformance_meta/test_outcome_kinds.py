@@ -5,21 +5,19 @@ neither a rejection nor a crash."""
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
-from _suite_runner import BROKEN, ROOT, run_suite
+from _suite_runner import ROOT, run_suite
 
 from stspec_conformance._limits import Limits
 from stspec_conformance.adapters import FailedOpen, status_of
 from stspec_conformance.adapters._base import InProcessAdapter
 from stspec_conformance.adapters._stderr import read_death
-from stspec_conformance.adapters.command import CommandAdapter
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from stspec_conformance.adapters.command import CommandAdapter, parse_answer
 
 FILES = ROOT / "corpus" / "files"
+JUDGED = Path(__file__).resolve().parent / "judged"
 
 GO_PANIC = (
     "panic: runtime error: index out of range [3] with length 3\n\n"
@@ -172,7 +170,7 @@ def test_an_in_process_memory_error_is_reserved_memory() -> None:
 
 def test_failing_open_is_its_own_failure(tmp_path: Path) -> None:
     run = run_suite(
-        str(BROKEN / "fails_open.py"),
+        str(JUDGED / "fails_open.py"),
         "-k",
         "n_prefix_file_empty or n_layout_hole_between_tensors or y_dtype_f32_values",
         tmp_path=tmp_path,
@@ -190,7 +188,7 @@ def test_failing_open_is_its_own_failure(tmp_path: Path) -> None:
 
 def test_a_managed_exception_is_not_a_crash(tmp_path: Path) -> None:
     run = run_suite(
-        str(BROKEN / "raises_key_error.py"),
+        str(JUDGED / "raises_key_error.py"),
         "-k",
         "n_structure_missing_data_offsets or y_dtype_f32_values",
         tmp_path=tmp_path,
@@ -200,3 +198,16 @@ def test_a_managed_exception_is_not_a_crash(tmp_path: Path) -> None:
     test = run.test("test_must_reject[n_structure_missing_data_offsets]")
     assert (test["outcome"], test["crash"]) == ("exception", "KeyError"), test
     assert test["failure"] == "exception"
+
+
+def test_a_failure_message_shows_the_bytes_returned() -> None:
+    # a hex answer of 4 bytes for F32[4] is 4 bytes, not dtype x shape's 16;
+    # a sha256 answer without nbytes has no size to show
+    answer = (
+        b'{"result": "accepted", "metadata": null, "tensors": {'
+        b'"a": {"dtype": "F32", "shape": [4], "hex": "00000000"},'
+        b'"b": {"dtype": "F32", "shape": [4], "sha256": "' + b"0" * 64 + b'"}}}'
+    )
+    content = parse_answer(answer)
+    assert content.tensors["a"].describe().startswith("F32[4] 4 bytes sha256")
+    assert content.tensors["b"].describe().startswith("F32[4] (size not given)")

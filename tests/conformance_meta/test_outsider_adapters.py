@@ -104,7 +104,7 @@ def test_write_rejects_apart_from_read_rejects(tmp_path: Path) -> None:
     assert run.returncode == 1, run.output[-3000:]
     assert run.results["test_writer_refuses_non_string_metadata"] == "passed"
     entry = run.test("test_must_reject[n_prefix_file_empty]")
-    assert entry["outcome"] == "crashed", entry
+    assert entry["outcome"] == "exception", entry
 
 
 # --- a reader that ignores __metadata__ -----------------------------------------
@@ -245,6 +245,35 @@ def test_each_distinct_failure_is_reported(tmp_path: Path) -> None:
     assert run.returncode == 1, run.output[-3000:]
     message = run.test("test_valid_file_loads_exactly")["message"]
     assert message.startswith("2 distinct failures: (1) AssertionError: "), message
-    assert "crashed (AttributeError)" in message, message
+    assert "exception (AttributeError)" in message, message
     assert "loaded different content: metadata is {'invented': '1'}" in message
     assert "2 distinct failures: (1)" in md.read_text(encoding="utf-8")
+
+
+def test_numpy_arrays_of_any_layout_are_digested_not_rejected(tmp_path: Path) -> None:
+    # rank >= 2 with a zero dimension, Fortran order: memoryview.cast refuses
+    # both, and the suite used to report the reader as rejecting the file
+    select = (
+        "-k",
+        (
+            "y_layout_empty_tensors_at_cursor or y_dtype_i32_values or "
+            "y_example_readme_header or y_dtype_f32_values"
+        ),
+    )
+    run = run_suite(str(OUTSIDERS / "numpy_arrays.py"), *select, tmp_path=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    assert set(run.results.values()) == {"passed"}, run.results
+    assert len(run.results) == 4
+    # the transpose holds other values: wrong content, not a rejection
+    (tmp_path / "report.json").unlink()
+    wrong = tmp_path / "numpy_transposed.py"
+    wrong.write_text(
+        f"import sys\nsys.path.insert(0, {str(OUTSIDERS)!r})\n"
+        "import numpy_arrays\nfrom numpy_arrays import CAPABILITIES, load\n"
+        "numpy_arrays.TRANSPOSE = True\n"
+    )
+    run = run_suite(str(wrong), "-k", "y_dtype_i32_values", tmp_path=tmp_path)
+    assert run.returncode == 1, run.output[-3000:]
+    test = run.test("test_must_accept[y_dtype_i32_values]")
+    assert test["outcome"] == "wrong-content", test
+    assert "tensor 't' is I32[2, 3] 24 bytes sha256" in test["message"], test

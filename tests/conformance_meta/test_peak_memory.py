@@ -102,12 +102,14 @@ def _hostile_entry(action: str, tmp_path: Path) -> dict[str, Any]:
 def test_a_crash_after_a_large_buffer_is_a_crash_that_names_the_excess(
     tmp_path: Path,
 ) -> None:
-    # An IndexError is not an allocation failure: a panic just over the
-    # allowance is reported as the crash it is, with the memory it took.
+    # An IndexError is not an allocation failure: an exception just over the
+    # allowance is reported as the exception it is, with the memory it took.
     entry = _hostile_entry("shared-then-crash", tmp_path)
-    assert entry["outcome"] == "crashed", entry
-    assert entry["message"].startswith("crashed on n_prefix_n_2pow32 (it used "), entry
-    assert "): crashed (exit status 1)" in entry["message"], entry
+    assert entry["outcome"] == "exception", entry
+    assert entry["message"].startswith("exception on n_prefix_n_2pow32 (it used "), (
+        entry
+    )
+    assert "): exception (IndexError)" in entry["message"], entry
     assert "(peak) for a file of 10 bytes" in entry["message"], entry
 
 

@@ -185,3 +185,24 @@ def test_a_written_invalid_file_is_charged_with_what_it_breaks(
     violated = run.report["summary"]["rules_violated"]
     assert "JSON-SURROGATE" in violated, violated
     assert "WRITE-FIDELITY" not in violated, violated
+
+
+def test_a_writer_that_builds_the_header_may_refuse_it(tmp_path: Path) -> None:
+    # four copies of a 100,000,000-byte header before the check: ordinary code
+    select = ("-k", "test_writer_refuses_header_over_limit")
+    run = run_suite(str(JUDGED / "builds_header_writer.py"), *select, tmp_path=tmp_path)
+    assert run.returncode == 0, run.output[-3000:]
+    assert run.results == {"test_writer_refuses_header_over_limit": "passed"}
+    # sixteen more copies are beyond the allowance: resource
+    (tmp_path / "report.json").unlink()
+    waste = tmp_path / "wasteful_writer.py"
+    waste.write_text(
+        f"import sys\nsys.path.insert(0, {str(JUDGED)!r})\n"
+        "import builds_header_writer\n"
+        "from builds_header_writer import classify, load, save\n"
+        "builds_header_writer.WASTE = 16\n"
+    )
+    run = run_suite(str(waste), *select, tmp_path=tmp_path)
+    assert run.returncode == 1, run.output[-3000:]
+    test = run.test("test_writer_refuses_header_over_limit")
+    assert test["outcome"] == "resource", test

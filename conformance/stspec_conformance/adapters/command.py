@@ -419,7 +419,12 @@ class CommandAdapter(Adapter):
     ) -> Outcome:
         """Run ``PROGRAM ARGS... --write OUT`` with the request on stdin."""
         stdin = json.dumps(write_request(tensors, metadata)).encode()
-        allowance = self._allowance(None, timeout)
+        # the runtime's share plus the request's: decoding its JSON and
+        # building the header it makes (the over-limit header test's is
+        # just over 100,000,000 bytes, which a writer may build and refuse)
+        share = self.limits.for_request(tensors, metadata).memory
+        base = self._allowance(None, timeout)
+        allowance = Allowance(0, share, base.cpu_seconds, base.wall_seconds)
         run = self._run([*self.argv, "--write", path], stdin, allowance)
         outcome, _ = self._answer(run, allowance.cpu_seconds, ("written", "refused"))
         outcome.seconds, outcome.cpu_seconds = run.seconds, run.cpu_seconds
@@ -571,7 +576,9 @@ def _tensor(name: str, entry: object, caps: Capabilities) -> TensorDigest:
     ):
         msg = f"tensor {name!r}: shape must hold non-negative integers"
         raise ValueError(msg)
-    nbytes = entry.get("nbytes", _nbytes(dtype, shape))
+    # without "nbytes" the size is unknown (-1), never dtype x shape: a
+    # failure message says how many bytes the reader hashed, or nothing
+    nbytes = entry.get("nbytes", -1)
     if not isinstance(nbytes, int):
         msg = f"tensor {name!r}: nbytes must be an integer"
         raise ValueError(msg)
@@ -585,6 +592,8 @@ def _tensor(name: str, entry: object, caps: Capabilities) -> TensorDigest:
     if isinstance(entry.get("sha256"), str):
         return TensorDigest(dtype, tuple(shape), nbytes, entry["sha256"].lower())
     if "windows" in entry:
+        if nbytes < 0:  # windows are defined by the size; the shape's it is
+            nbytes = _nbytes(dtype, shape)
         windows = _windows(name, entry["windows"], nbytes)
         return TensorDigest(dtype, tuple(shape), nbytes, "", windows)
     if caps.header_only:

@@ -49,7 +49,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, BinaryIO, Final
 
 from stspec_conformance._capabilities import Capabilities
-from stspec_conformance._limits import Limits, request_size
+from stspec_conformance._limits import Limits
 from stspec_conformance._minimal import minimal_file
 from stspec_conformance._model import Outcome
 from stspec_conformance.adapters._base import (
@@ -228,11 +228,9 @@ class IsolatedAdapter(Adapter):
         *,
         timeout: float,
     ) -> Outcome:
-        """Save in a forked child (the request's bytes are the memory share)."""
+        """Save in a forked child (the request's header and bytes set its share)."""
         plain = {n: (d, tuple(s), bytes(b)) for n, (d, s, b) in tensors.items()}
-        allowance = self.limits.for_size(
-            request_size(plain, metadata), cpu_seconds=timeout
-        )
+        allowance = self.limits.for_request(plain, metadata, cpu_seconds=timeout)
         request = ("save", path, plain, None if metadata is None else dict(metadata))
         return self._call((*request, allowance), allowance)
 

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import Loaded, strict_load
+from _shared import Loaded, strict_load
 
 import stspec
 from stspec_conformance.adapters import FailedOpen

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _common import Loaded, strict_load
+from _shared import Loaded, strict_load
 
 __all__ = ["REJECTS", "load"]
 

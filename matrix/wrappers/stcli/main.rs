@@ -125,12 +125,11 @@ fn write(out: &str) -> ! {
     if std::io::stdin().read_to_string(&mut input).is_err() {
         exit(2)
     }
+    // A request serde_json cannot decode (a lone surrogate escape) never
+    // reaches the crate: the protocol's answer is a refusal with the reason.
     let request: Value = match serde_json::from_str(&input) {
         Ok(v) => v,
-        Err(e) => {
-            eprintln!("request: {}", e);
-            exit(2)
-        }
+        Err(e) => refuse(format!("cannot decode the request: {}", e)),
     };
     let metadata: Option<HashMap<String, String>> = match &request["metadata"] {
         Value::Null => None,

@@ -491,6 +491,23 @@ def _inconsistent(code: int, result: str, expect: tuple[str, str]) -> Outcome:
     )
 
 
+def _unjudged(answer: Mapping[str, Any]) -> Outcome:
+    """Success on a file the library said it could not judge: fail-open."""
+    wrong = problems("read-answer", answer)
+    if wrong:
+        return Outcome(
+            "invalid-output",
+            message="the unjudged answer breaks the protocol's read-answer "
+            f"schema: {'; '.join(wrong)}",
+        )
+    reason = answer.get("reason", "")
+    return Outcome(
+        "fail-open",
+        message="answered success on a file it said it could not judge"
+        + (f": {reason}" if reason else ""),
+    )
+
+
 def _acceptance(
     answer: object, out: bytes, expect: tuple[str, str]
 ) -> tuple[Outcome, dict[str, Any] | None]:
@@ -504,21 +521,16 @@ def _acceptance(
         return Outcome("accepted"), {}  # protocol 1's silent "written"
     result = answer.get("result", ok_word)
     if result == "unjudged" and ok_word == "accepted":
-        # the library answered success and said it could not judge the file
-        reason = answer.get("reason", "")
-        return Outcome(
-            "fail-open",
-            message="answered success on a file it said it could not judge"
-            + (f": {reason}" if isinstance(reason, str) and reason else ""),
-        ), None
-    if result == no_word:
-        return _inconsistent(0, no_word, expect), None
+        return _unjudged(answer), None
     if result != ok_word:
-        return Outcome(
+        wrong_word = Outcome(
             "invalid-output",
             message=f'exit 0 with "result": {result!r:.40}; '
             f'an exit-0 answer says "{ok_word}" (a "{no_word}" answer exits 1)',
-        ), None
+        )
+        return _inconsistent(
+            0, no_word, expect
+        ) if result == no_word else wrong_word, None
     # an accepted read is checked by content_of, which needs the declaration
     wrong = [] if ok_word == "accepted" else problems(_SCHEMA[ok_word], answer)
     if wrong:

@@ -53,7 +53,7 @@ def undeclared_dtypes(state: SuiteState) -> frozenset[str]:
         dtypes = case_dtypes(state.corpus.by_id.get(record.case))
         if record.result == "passed" and record.outcome == "accepted":
             loaded |= dtypes
-        elif failure_kind(record) in {"rejected-valid", "crashed"}:
+        elif failure_kind(record) in {"rejected-valid", "crashed", "exception"}:
             failed.update(dtypes)
     declared = state.adapter.capabilities.read_dtypes
     return frozenset(

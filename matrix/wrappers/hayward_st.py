@@ -4,8 +4,10 @@
 fails (exit 1) on a finding of severity HIGH or above, its default gate, so a
 HIGH or CRITICAL finding is a rejection here.  When its own scan raises it
 catches the error and reports coverage finding MFV-SKIP-003 with
-``skipped_reason: scan_error``: the library says it failed, which is a crash
-here, not an acceptance.  Header-only: after a clean scan the wrapper lists
+``skipped_reason: scan_error`` at severity LOW, below that gate: the command
+line exits 0 on a file it says it could not judge.  That is failing open, and
+the wrapper reports it as such (``FailedOpen``), neither an acceptance nor a
+crash.  Header-only: after a clean scan the wrapper lists
 the header (``_listing``).
 """
 
@@ -18,6 +20,8 @@ import hayward
 from _listing import listing
 from _spec import Tensors
 
+from stspec_conformance.adapters import FailedOpen
+
 NAME: Final = "hayward ModelFileScanner"
 VERSION: Final = str(hayward.__version__)
 CAPABILITIES: Final = {"header_only": True}
@@ -28,8 +32,8 @@ class Rejected(Exception):  # noqa: N818 - it is the verdict, not an error
     """A finding at or above the command line's default gate (HIGH)."""
 
 
-class ScanFailed(Exception):  # noqa: N818 - hayward's own word for it
-    """hayward reports that its scan raised (MFV-SKIP-003, scan_error)."""
+class ScanFailed(FailedOpen):
+    """hayward's scan raised, and it passed the gate anyway (MFV-SKIP-003, LOW)."""
 
 
 REJECTS: Final = (Rejected,)

@@ -106,6 +106,8 @@ SUMMARY_COLUMNS: Final = (
     "i-accept",
     "i-reject",
     "crashed",
+    "exception",
+    "fail-open",
     "hung",
     "resource",
     "invalid-output",

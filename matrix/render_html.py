@@ -24,7 +24,7 @@ from matrix.render_data import (
 )
 from matrix.render_diff import as_stated, describe_loaded, differentials
 from matrix.render_dump import case_bytes
-from matrix.render_safety import Safety, report_url, safety
+from matrix.render_safety import Safety, meaning, report_url, safety
 from matrix.scrub import scrub
 
 if TYPE_CHECKING:
@@ -152,9 +152,15 @@ def _score_table(
 _FOUND_AS: Final = {
     "should-reject": "accepted",
     "crashed": "crashed",
+    "exception": "exception",
+    "fail-open": "fail-open",
     "hung": "hung",
     "resource": "resource",
 }
+
+
+# classes of a wrong verdict or of no verdict where the file needed one
+_WRONG: Final = {"should-reject", "crashed", "exception", "fail-open", "wrong-content"}
 
 
 def _dangerous(case: dict[str, Any], vector: tuple[str, ...]) -> int:
@@ -177,7 +183,7 @@ def _groups(
         # dangerous findings first, then other wrong verdicts, then failures
         (_, vector), members = item
         danger = max(_dangerous(case, vector) for case in members)
-        bad = sum(c in {"should-reject", "crashed", "wrong-content"} for c in vector)
+        bad = sum(c in _WRONG for c in vector)
         odd = sum(not c.startswith(("ok", "i-", "not-")) for c in vector)
         return (-danger, -bad, -odd, -len(members))
 
@@ -258,11 +264,9 @@ def _head(
         '<p id="suite-in-tree"></p>',
         '<h2 id="score">Safe on untrusted files, and scores</h2>',
         _safe_summary(answers),
+        (f"<p>{html.escape(meaning())}</p>"),
         (
-            "<p>Per implementation: whether it is safe on untrusted files (no "
-            "crash, hang, allocation from claimed sizes, or accepted out-of-bounds, "
-            "size-mismatched or overlapping tensor on any corpus file; each unsafe "
-            "one links to its report, ready for its maintainers), valid "
+            "<p>Per implementation: whether it is safe on untrusted files, valid "
             "(<code>y_</code>) files loaded with exactly "
             "their content, invalid (<code>n_</code>) files rejected, crashes and "
             "hangs on any case, parser differentials (files that two accepting "

@@ -20,7 +20,7 @@ from matrix.render_data import (
     scores,
 )
 from matrix.render_diff import as_stated, describe_loaded, differentials
-from matrix.render_safety import Safety, report_url, safety
+from matrix.render_safety import Safety, meaning, report_url, safety
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -31,7 +31,8 @@ _HEADS: Final = {
     "ok-accept": "y_ ok", "ok-reject": "n_ ok", "should-reject": "n_ ACCEPTED",
     "should-accept": "y_ rejected", "wrong-content": "wrong content",
     "i-accept": "i_ acc", "i-reject": "i_ rej", "crashed": "crashed",
-    "hung": "hung", "resource": "resource", "invalid-output": "bad output",
+    "exception": "exception", "fail-open": "fail-open", "hung": "hung",
+    "resource": "resource", "invalid-output": "bad output",
     "not-applicable": "n/a",
 }  # fmt: skip
 
@@ -52,10 +53,7 @@ def _scores(
     lines = [
         (
             f"**Safe on untrusted files ({len(safe)} of {len(answers)}):** "
-            f"{', '.join(safe) or 'none'}. Safe means no crash, hang, allocation "
-            "from claimed sizes, or accepted out-of-bounds, size-mismatched or "
-            "overlapping tensor on any corpus file; each unsafe implementation "
-            "links to its report, ready for its maintainers."
+            f"{', '.join(safe) or 'none'}. {meaning()}"
         ),
         "",
         (

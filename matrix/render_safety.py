@@ -18,7 +18,7 @@ from matrix.scores import not_the_library
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["Safety", "report_url", "safety"]
+__all__ = ["Safety", "meaning", "report_url", "safety"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,19 @@ class Safety:
         if not self.complete:
             return "not known: the run is incomplete"
         return "yes: no dangerous finding"
+
+
+def meaning() -> str:
+    """What "safe" means, from the kinds of dangerous finding (plain text)."""
+    titles = [kind.title for kind in findings.KINDS]
+    # the titles hold commas of their own
+    listed = "; ".join(titles[:-1]) + f"; or {titles[-1]}" if len(titles) > 1 else ""
+    return (
+        "Safe means that on no corpus file it "
+        f"{listed or titles[0]} (the dangerous findings of matrix/findings.py, "
+        "less what findings.toml records as the wrapper's doing); each unsafe "
+        "implementation links to its report, ready for its maintainers."
+    )
 
 
 def report_url(name: str) -> str:

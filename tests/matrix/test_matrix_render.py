@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from matrix import (
+    findings,
     inputs,
     render,
     render_data,
@@ -313,3 +314,29 @@ def test_the_committed_pages_hold_no_machine_path(name: str) -> None:
 def test_a_machine_path_would_be_found() -> None:
     assert MACHINE_PATH.findall("file: /tmp/pytest-of-root/x (file:///w/a.mjs:1)")
     assert not MACHINE_PATH.findall("read/write 1/2 corpus/files/n_x.safetensors")
+
+
+def test_the_meaning_of_safe_names_every_kind_of_dangerous_finding() -> None:
+    said = render_safety.meaning()
+    assert all(kind.title in said for kind in findings.KINDS)
+
+
+@pytest.mark.parametrize("outcome", ["exception", "fail-open"])
+def test_an_outcome_without_a_verdict_is_shown_and_counted(
+    results_dir: Path, outcome: str
+) -> None:
+    data = json.loads((results_dir / "a.json").read_text())
+    data["cases"]["n_layout_hole_between_tensors"] = {"outcome": outcome, "ok": False}
+    (results_dir / "a.json").write_text(json.dumps(data))
+    render.render_dir(results_dir)
+    page = (results_dir / "index.html").read_text()
+    row = page.split('id="n_layout_hole_between_tensors"')[1].split("</tr>")[0]
+    assert f'class="c {outcome}"' in row
+    table = (results_dir / "matrix.md").read_text()
+    counts = table.split("Counts of the corpus cases by outcome:")[1]
+    heads = next(x for x in counts.splitlines() if x.startswith("| implementation"))
+    line = next(x for x in counts.splitlines() if x.startswith("| a 1.0"))
+    column = heads.split(" | ").index(outcome)
+    assert line.split(" | ")[column] == "1"
+    # a kind of dangerous finding: "a" is no longer safe
+    assert "Safe on untrusted files (0 of 2)" in page

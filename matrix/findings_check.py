@@ -1,13 +1,25 @@
 """Check that each findings report's reproducer still shows what it reports.
 
 ``python -m matrix.findings_check [NAME ...]`` runs ``matrix/repro/`` scripts
-named in ``matrix/findings.toml`` on the smallest file of each finding, in
+named in ``matrix/findings.toml`` on the smallest file of every finding, in
 the implementation's own environment under ``.matrix/`` (set up with
 ``python -m matrix setup --only NAME``; missing ones are skipped), and says
-whether the library still does what the report observed: an accepted file
-prints ``accepted``, a crash exits with the same exception type, an
-allocation from claimed sizes fails under a memory limit.  Hangs are not
-rerun.  Not part of CI: it needs the implementations installed.
+whether the library, called directly, still does what the report observed:
+
+* an accepted file prints ``accepted``;
+* a crash or an unexpected exception raises the exception type the run
+  recorded, matched by name exactly (``KeyError`` is not ``TypeError``;
+  a package prefix such as ``java.lang.`` or ``pyo3_runtime.`` is ignored),
+  or dies by the same signal;
+* a fail-open prints ``fail-open``;
+* an allocation from claimed sizes fails under a memory limit;
+* a hang is still running when the case's CPU-time limit (plus the
+  reproducer's own start-up, measured on a small valid file) runs out.
+
+It checks the other side too: each case ``not_the_library`` records as the
+wrapper's doing is given to the library directly, and the record holds only
+if the library accepts the file within the case's CPU-time limit.  Not part
+of CI: it needs the implementations installed.
 """
 
 from __future__ import annotations
@@ -16,6 +28,7 @@ import json
 import os
 import re
 import resource
+import signal
 import subprocess
 import sys
 import tempfile
@@ -32,7 +45,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-__all__ = ["check", "main", "memory_limit"]
+__all__ = [
+    "check",
+    "main",
+    "memory_limit",
+    "raised_name",
+    "recorded_name",
+]
 
 _MEMORY: Final = 1 << 30  # address space for a reproducer of an allocation
 # importing torch maps about 3.1 GiB of address space: a reproducer on the
@@ -40,6 +59,61 @@ _MEMORY: Final = 1 << 30  # address space for a reproducer of an allocation
 # smallest claimed sizes ask for on top of it
 _MEMORY_TORCH: Final = 5 << 30
 _TIMEOUT_S: Final = 120
+# what a reproducer gets when the run named no CPU-time limit for the case
+_DEFAULT_CPU_S: Final = 60
+# a small valid file: what starting the reproducer costs, without the finding
+_BASELINE_CASE: Final = "y_example_readme_metadata"
+# an exception type's name: Python's, Java's (dotted) and JavaScript's
+_NAME: Final = r"[A-Za-z_][\w.$]*(?:Error|Exception|error)"
+_JAVA_UNCAUGHT: Final = re.compile(rf'Exception in thread "[^"]*" ({_NAME})')
+_LINE_START: Final = re.compile(rf"^({_NAME})(?::|$)", re.MULTILINE)
+# where the suite's detail names what was raised: in parentheses after the
+# outcome, after "it said:" or "stderr:", or in a JVM's uncaught line
+_IN_DETAIL: Final = re.compile(
+    rf"(?:\(|it said: |stderr: |Exception in thread \"main\" )({_NAME})\b"
+)
+_LIMIT: Final = re.compile(r"more than (?:its )?([\d.]+) s of CPU time")
+
+
+def memory_limit(name: str) -> int:
+    """The address space a reproducer of an allocation runs in."""
+    known = {impl.name: impl for impl in IMPLS}
+    impl = known.get(name)
+    return _MEMORY_TORCH if impl is not None and impl.layer == "torch" else _MEMORY
+
+
+def _short(name: str) -> str:
+    """``java.lang.KeyError`` -> ``KeyError``: the type without its package."""
+    return name.rsplit(".", 1)[-1]
+
+
+def recorded_name(got: dict[str, Any], probed: dict[str, Any] | None = None) -> str:
+    """The exception type the run recorded for a case, or "".
+
+    The suite's record first; where its detail was cut before the name, the
+    probe's answer for the same file (``probed``), which starts with it.
+    """
+    crash = str(got.get("crash", ""))
+    if re.fullmatch(_NAME, crash):
+        return _short(crash)
+    found = _IN_DETAIL.search(str(got.get("detail", "")))
+    if found:
+        return _short(found.group(1))
+    said = re.match(rf"(?:[^:]*: )?({_NAME})\b", str((probed or {}).get("error", "")))
+    return _short(said.group(1)) if said else ""
+
+
+def raised_name(stderr: str) -> str:
+    """The exception type a reproducer died of, read from its stderr, or ""."""
+    java = _JAVA_UNCAUGHT.search(stderr)
+    if java:
+        return _short(java.group(1))
+    # a Python traceback ends with it; Node prints it above the stack
+    names = _LINE_START.findall(stderr)
+    if not names:
+        return ""
+    python = "Traceback (most recent call last)" in stderr
+    return _short(names[-1] if python else names[0])
 
 
 def _command(name: str, script: Path, file: Path) -> tuple[list[str], dict[str, str]]:
@@ -60,38 +134,155 @@ def _command(name: str, script: Path, file: Path) -> tuple[list[str], dict[str, 
     return [str(envs.python_of(name)), str(script), str(file)], env
 
 
-def memory_limit(name: str) -> int:
-    """The address space a reproducer of an allocation runs in."""
-    known = {impl.name: impl for impl in IMPLS}
-    impl = known.get(name)
-    return _MEMORY_TORCH if impl is not None and impl.layer == "torch" else _MEMORY
+def _limiter(memory: int | None, cpu: float | None) -> Callable[[], None]:
+    def limit() -> None:
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if cpu is not None:
+            soft = max(1, round(cpu))
+            resource.setrlimit(resource.RLIMIT_CPU, (soft, soft + 5))
+
+    return limit
 
 
-def _limiter(limit: int) -> Callable[[], None]:
-    def limit_memory() -> None:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-    return limit_memory
+def _cpu_limit(got: dict[str, Any]) -> float:
+    found = _LIMIT.search(str(got.get("detail", "")))
+    return float(found.group(1)) if found else float(_DEFAULT_CPU_S)
 
 
 def _verdict(
-    finding: Finding, got: dict[str, Any], run: subprocess.CompletedProcess[str]
+    finding: Finding,
+    got: dict[str, Any],
+    run: subprocess.CompletedProcess[str],
+    probed: dict[str, Any] | None = None,
 ) -> tuple[bool, str]:
+    """Whether the reproducer's run shows the finding, and what it said."""
     out = run.stdout.strip().splitlines()
     last_err = (run.stderr.strip().splitlines() or [""])[-1]
-    if finding.kind.key == "crash":
-        # "crashed (TypeError): ..."; a program's "(exit status N)" names no type
-        crash = re.search(r"\((\w+)\)", str(got.get("detail", "")))
-        wanted = crash.group(1) if crash else ""
-        return run.returncode != 0 and wanted in run.stderr, last_err
-    if finding.kind.key == "resource":
+    last = (out or [last_err])[-1]
+    kind = finding.kind.key
+    if kind in {"crash", "exception"}:
+        if run.returncode < 0:  # a signal: the recorded crash names it
+            died = signal.Signals(-run.returncode).name
+            return died in str(got.get("crash", "")), f"killed by {died}"
+        wanted, raised = recorded_name(got, probed), raised_name(run.stderr)
+        said = f"raised {raised or 'nothing named'} (recorded: {wanted or '?'})"
+        return run.returncode != 0 and bool(wanted) and raised == wanted, said
+    if kind == "resource":
         failed = run.returncode != 0 and re.search(r"alloc|Memory", run.stderr)
         return bool(failed), last_err
-    return bool(out) and out[-1] == "accepted", (out or [last_err])[-1]
+    if kind == "hang":
+        stopped = run.returncode in {-signal.SIGXCPU, -signal.SIGKILL}
+        return stopped, "stopped at the CPU-time limit" if stopped else last
+    if kind == "fail-open":
+        return bool(out) and out[-1].startswith("fail-open"), last
+    return bool(out) and out[-1] == "accepted", last
+
+
+def _run(
+    command: list[str],
+    env: dict[str, str],
+    limit: Callable[[], None],
+    cpu: float | None = None,
+) -> subprocess.CompletedProcess[str] | str:
+    """The reproducer's run, or why there is none (said, not raised).
+
+    With a CPU-time limit the wall-clock backstop is generous, so a loaded
+    machine slows the run without deciding it.
+    """
+    timeout = _TIMEOUT_S if cpu is None else max(_TIMEOUT_S, 15 * cpu)
+    try:
+        return subprocess.run(  # noqa: S603 - our own scripts
+            command,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=timeout,
+            check=False,
+            preexec_fn=limit,
+        )
+    except subprocess.TimeoutExpired:
+        return f"no answer within {timeout:g} s"
+
+
+def _children_cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _startup(name: str, script: Path, tmp: str) -> float:
+    """CPU seconds the reproducer takes on a small valid file."""
+    file = materialise(_BASELINE_CASE, tmp)
+    command, env = _command(name, script, file)
+    before = _children_cpu()
+    _run(command, env, _limiter(None, None))
+    file.unlink()
+    return _children_cpu() - before
+
+
+class _Checker:
+    """The reproducer runs of one implementation, printed as they finish."""
+
+    def __init__(self, name: str, hand: dict[str, Any], tmp: str) -> None:
+        self.name, self.hand, self.tmp = name, hand, tmp
+        self.failures = 0
+        self._startups: dict[str, float] = {}
+
+    def _script(self, kind: str) -> Path:
+        return envs.REPO / "matrix" / "repro" / str(script_of(self.hand, kind))
+
+    def _startup(self, script: Path) -> float:
+        key = str(script)
+        if key not in self._startups:
+            self._startups[key] = _startup(self.name, script, self.tmp)
+        return self._startups[key]
+
+    def _say(
+        self, ok: bool, what: str, case: str, marks: tuple[str, str], said: str
+    ) -> None:
+        self.failures += not ok
+        mark = marks[0] if ok else marks[1]
+        print(f"{self.name} {what} {case}: {mark}: {said[:160]}")
+
+    def finding(
+        self, finding: Finding, got: dict[str, Any], probed: dict[str, Any]
+    ) -> None:
+        kind = finding.kind.key
+        script = self._script(kind)
+        case = finding.cases[0]
+        # a reproducer of its own sets the allowance it measures against
+        own = kind in self.hand.get("scripts", {})
+        memory = memory_limit(self.name) if kind == "resource" and not own else None
+        cpu = _cpu_limit(got) + self._startup(script) if kind == "hang" else None
+        file = materialise(case["id"], self.tmp)
+        command, env = _command(self.name, script, file)
+        run = _run(command, env, _limiter(memory, cpu), cpu)
+        file.unlink()
+        if isinstance(run, str):
+            ok, said = False, run
+        else:
+            ok, said = _verdict(finding, got, run, probed)
+        self._say(ok, kind, case["id"], ("reproduces", "DOES NOT REPRODUCE"), said)
+
+    def not_the_library(self, case_id: str, got: dict[str, Any]) -> None:
+        script = self._script("")
+        cpu = _cpu_limit(got) + self._startup(script)
+        file = materialise(case_id, self.tmp)
+        command, env = _command(self.name, script, file)
+        run = _run(command, env, _limiter(None, cpu), cpu)
+        file.unlink()
+        if isinstance(run, str):
+            ok, said = False, run
+        else:
+            out = run.stdout.strip().splitlines()
+            ok = bool(out) and out[-1] == "accepted"
+            said = (out or (run.stderr.strip().splitlines() or [""]))[-1]
+        marks = ("the library accepts it", "NOT CONFIRMED")
+        self._say(ok, "not_the_library", case_id, marks, said)
 
 
 def check(names: list[str]) -> int:
-    """Run the reproducers; the number of findings that did not reproduce."""
+    """Run the reproducers; the number of findings or records that did not hold."""
     hands: dict[str, Any] = tomllib.loads(DATA.read_text("utf-8"))
     data = json.loads((envs.REPO / "corpus" / "manifest.json").read_text("utf-8"))
     manifest = {case["id"]: case for case in data["cases"]}
@@ -108,37 +299,17 @@ def check(names: list[str]) -> int:
                     f"(python -m matrix setup --only {name})"
                 )
                 continue
-            for finding in findings_of(
-                result, manifest, hand.get("not_the_library", {})
-            ):
-                if finding.kind.key == "hang":
-                    continue
-                kind = finding.kind.key
-                script = envs.REPO / "matrix" / "repro" / str(script_of(hand, kind))
-                # a reproducer of its own sets the allowance it measures against
-                limited = kind == "resource" and kind not in hand.get("scripts", {})
-                case = finding.cases[0]
-                file = materialise(case["id"], tmp)
-                command, env = _command(name, script, file)
-                try:
-                    run = subprocess.run(  # noqa: S603 - our own scripts
-                        command,
-                        capture_output=True,
-                        text=True,
-                        env=env,
-                        timeout=_TIMEOUT_S,
-                        check=False,
-                        preexec_fn=_limiter(memory_limit(name)) if limited else None,
-                    )
-                except subprocess.TimeoutExpired:
-                    # said, not raised: the other findings are still checked
-                    ok, said = False, f"no answer within {_TIMEOUT_S} s"
-                else:
-                    ok, said = _verdict(finding, result["cases"][case["id"]], run)
-                failures += not ok
-                mark = "reproduces" if ok else "DOES NOT REPRODUCE"
-                print(f"{name} {finding.kind.key} {case['id']}: {mark}: {said[:160]}")
-                file.unlink()
+            checker = _Checker(name, hand, tmp)
+            cases = result.get("cases", {})
+            excluded = hand.get("not_the_library", {})
+            probed = result.get("probe", {})
+            for finding in findings_of(result, manifest, excluded):
+                first = finding.cases[0]["id"]
+                checker.finding(finding, cases[first], probed.get(first) or {})
+            for case_id in excluded:
+                if case_id in cases and case_id in manifest:
+                    checker.not_the_library(case_id, cases[case_id])
+            failures += checker.failures
     return failures
 
 

@@ -135,10 +135,19 @@ def test_reports_paste_the_corpus_files_byte_for_byte() -> None:
     [
         ("overlap", "accepted a file", 0, "a: F32 [1]\naccepted\n", "", True),
         ("overlap", "accepted a file", 1, "", "ValueError: overlap", False),
-        ("crash", "crashed (AttributeError): x", 1, "", "AttributeError: x", True),
+        ("exception", "crashed (AttributeError): x", 1, "", "AttributeError: x", True),
         # fixed upstream: now its own error type, not the crash the report shows
-        ("crash", "crashed (AttributeError): x", 1, "", "ValueError: no", False),
-        ("crash", "crashed (exit status 70): x", 1, "", "TypeError: y", True),
+        ("exception", "crashed (AttributeError): x", 1, "", "ValueError: no", False),
+        # matched by name exactly, wherever the run's detail names it
+        ("exception", "crashed (KeyError): 'F4'", 1, "", "TypeError: 'F4'", False),
+        ("exception", "stderr: TypeError: y", 1, "", "TypeError: y", True),
+        # a run that named no type cannot be confirmed by any exit status
+        ("exception", "crashed (exit status 70): x", 1, "", "TypeError: y", False),
+        ("crash", "crashed (PanicException): x", 1, "", "pyo3.PanicException: x", True),
+        ("crash", "crashed (signal 11 (SIGSEGV)): x", -11, "", "", True),
+        ("hang", "hung: used more than its 11 s of CPU time", -24, "", "", True),
+        ("hang", "hung: used more than its 11 s of CPU time", 0, "accepted", "", False),
+        ("fail-open", "fail-open: x", 0, "MFV-SKIP-003 low\nfail-open: x\n", "", True),
         ("resource", "resource (MemoryError)", 1, "", "MemoryError", True),
         ("resource", "resource (MemoryError)", 1, "", "ValueError: N too large", False),
     ],
@@ -150,8 +159,9 @@ def test_reproducer_verdict(
         next(k for k in findings.KINDS if k.key == kind), ({"id": "c"},)
     )
     run = subprocess.CompletedProcess(["x"], code, out, err)
-    got = findings_check._verdict(finding, {"detail": detail}, run)
-    assert got[0] is reproduces
+    crash = re.search(r"crashed \(([^)]*\)?)\)", detail)
+    got = {"detail": detail, "crash": crash.group(1) if crash else ""}
+    assert findings_check._verdict(finding, got, run)[0] is reproduces
 
 
 def test_a_torch_reproducer_gets_room_for_torch_but_not_for_the_claim() -> None:

@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import pytest
 from matrix import envs, findings, findings_check
@@ -239,3 +239,29 @@ def test_a_resource_finding_says_reserved_or_resident() -> None:
     (finding,) = findings.findings_of(result, {"n_x": case})
     lines = findings._memory_line(finding, result["cases"]["n_x"])
     assert lines == [f"- Memory: {findings._MEMORY_WORDS['reserved']}"]
+
+
+# a build machine's absolute path, a file URL, or a stack frame of a wrapper
+# (V8's "at f (file:...)", the JVM's "at a.B.c(B.java:1)")
+_MACHINE: Final = re.compile(
+    r"(?<![\w.~-])/(?:tmp|work|home|root|usr|var|opt)/|file:/"
+    r"|\bat [\w$.<>]+ ?\([\w$]+\.(?:java|mjs|js):\d+"
+)
+
+
+def test_a_machine_path_or_frame_would_be_found() -> None:
+    for text in (
+        "file: /tmp/pytest-of-root/pytest-3/n_x.safetensors",
+        "at async serve (file:///w/matrix/wrappers/_protocol.mjs:79:13)",
+        "at DjlReader.main(DjlReader.java:68)",
+    ):
+        assert _MACHINE.search(text), text
+    assert not _MACHINE.search("read/write 1/2 corpus/files/n_x.safetensors")
+
+
+def test_no_findings_report_holds_a_machine_path_or_wrapper_frame() -> None:
+    reports = sorted((REPO / "results" / "findings").glob("*.md"))
+    assert reports
+    for report in reports:
+        found = _MACHINE.findall(report.read_text("utf-8"))
+        assert found == [], (report.name, found)

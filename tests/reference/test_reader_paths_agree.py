@@ -322,3 +322,57 @@ def _sorted(name: str, dtype: str, shape: str, begin: int, end: int) -> str:
 @pytest.mark.parametrize("size", [8, 12, 16])
 def test_reordered_entries_agree(header: str, size: int) -> None:
     check_agreement(file_of(header, bytes(size)))
+
+
+def _run(members: list[str], after: str = "") -> bytes:
+    """One entry followed by ``members`` (unknown ones, or a field among them)."""
+    entry = '"t":{"dtype":"U8","shape":[1],"data_offsets":[0,1],'
+    return file_of("{" + entry + ",".join(members) + "}" + after + "}", b"x")
+
+
+_PLAIN = [f'"k{i}":{i % 3}' for i in range(150)]
+
+
+# Runs of unknown members an entry holds, as the shortcuts take them in bulk
+# (more than validate() keeps of ENTRY-UNKNOWN) or leave them to the parser.
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(_run(_PLAIN), id="numbers"),
+        pytest.param(_run([*_PLAIN, '"k9":true']), id="repeated-last"),
+        pytest.param(_run([*_PLAIN[:80], '"k3":null', *_PLAIN[80:]]), id="repeated"),
+        pytest.param(_run([*_PLAIN, '"dtype":"U8"']), id="field-last"),
+        pytest.param(_run([*_PLAIN[:9], '"shape":[1]', *_PLAIN[9:]]), id="field"),
+        pytest.param(_run([*_PLAIN, '"k\tx":1']), id="tab-in-a-name"),
+        pytest.param(_run([*_PLAIN, '"k\x01":1']), id="control-in-a-name"),
+        pytest.param(_run([*_PLAIN, '"k\x01" : 1 ']), id="spaced-control"),
+        pytest.param(_run([f'"k{i}"\t:\n{i} ' for i in range(150)]), id="spaced"),
+        pytest.param(_run([*_PLAIN, '"s":"x"', '"u":-1.5e3']), id="string-value"),
+        pytest.param(_run([*_PLAIN, '"z":01']), id="bad-last-number"),
+        pytest.param(_run([*_PLAIN[:5], '"z":tru', *_PLAIN[5:]]), id="bad-literal"),
+        pytest.param(_run([*_PLAIN, '"z":[1]']), id="array-last"),
+        pytest.param(_run([*_PLAIN, '"\\u006b0":1']), id="escaped-repeat"),
+        pytest.param(_run(_PLAIN, ',"u":{"dtype":"X"}'), id="must-fault-later"),
+        pytest.param(_run(_PLAIN, ',"u":{},"u":{}'), id="repeat-later"),
+        pytest.param(_run([*_PLAIN, '"k0":0,']), id="trailing-comma"),
+        pytest.param(
+            file_of(
+                ' {"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":1}', b"x"
+            ),
+            id="leading-whitespace-then-must",
+        ),
+    ],
+)
+@pytest.mark.parametrize("limit", [1, 100, None])
+def test_runs_of_unknown_members_agree(data: bytes, limit: int | None) -> None:
+    plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
+    fast, _ = check(memoryview(data), limit=limit)
+    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
+        (e.rule, e.offset, e.path, e.msg) for e in plain
+    ]
+    assert fast.omitted == plain.omitted
+    # READ-PRECEDENCE, from the one first-violation pass.
+    first = next((e for e in plain if MUST[e.rule]), plain[0])
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)

@@ -752,6 +752,13 @@ def _unknown_members(count: int) -> bytes:
             ),
             id="long-name-and-unknown-members",
         ),
+        pytest.param(
+            lambda n: file_of(
+                "{" + f'"t":{OPEN}' + ",".join(f'"k{i}":"v"' for i in range(n)) + "}}",
+                b"x",
+            ),
+            id="unknown-members-holding-strings",
+        ),
     ],
 )
 def test_an_entry_with_many_unknown_members_costs_no_call_per_member(

@@ -223,6 +223,8 @@ def test_help_is_80_columns_wide_without_a_terminal(
 # dimensions of 20 digits or more): compiling one costs up to a millisecond.
 RARE_PATTERNS = (
     "reader.fast._over_u64",
+    "reader.fast._between",
+    "reader.fast._control",
     "reader.fast._plain_member",
     "reader.fast._plain_run",
     "reader.fast._int_array",
@@ -257,6 +259,7 @@ def test_checking_a_plain_file_compiles_no_rare_pattern(tmp_path: Path) -> None:
 
 _ENTRY = '"dtype":"F32","shape":[1],"data_offsets":[0,4]'
 _MANY_UNKNOWN = "".join(f',"m{number}":1' for number in range(300))
+_MANY_STRINGS = "".join(f',"m{number}":"s"' for number in range(300))
 
 
 # Each check above would pass if the patterns were never compiled at all.
@@ -275,8 +278,13 @@ _MANY_UNKNOWN = "".join(f',"m{number}":1' for number in range(300))
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY}{_MANY_UNKNOWN}}}}}',
-            {"reader.fast._plain_member", "reader.fast._plain_run"},
+            {"reader.fast._between", "reader.fast._control"},
             id="run-of-unknown-members",
+        ),
+        pytest.param(
+            f'{{"w":{{{_ENTRY}{_MANY_STRINGS}}}}}',
+            {"reader.fast._plain_member", "reader.fast._plain_run"},
+            id="run-of-unknown-string-members",
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY},"x":[[1]]}}}}',

@@ -21,7 +21,7 @@ from math import prod
 
 from stspec.dtypes import BITS, RANK, bit_count
 from stspec.reader import strict_json
-from stspec.reader.first import Settled, parse_fault, rest, settles
+from stspec.reader.first import Settled, decided, parse_fault, rest, settles
 from stspec.reader.header import (
     FIELDS,
     METADATA_KEY,
@@ -339,6 +339,7 @@ class FastScan(Scan):
         "in_entry",
         "past_buffer",
         "shortcuts",
+        "split_from",
     )
     header: FastHeader
 
@@ -359,6 +360,8 @@ class FastScan(Scan):
         # Before this position, taking entries in bulk is not tried again.
         length = len(src.text)
         self.bulk_from = 0 if length >= _BULK_MIN_LENGTH else length + 1
+        # Before this position, splitting unknown members is not tried again.
+        self.split_from = 0
 
     def judge_entry(self, name: str, pos: int, *, repeated: bool) -> int:
         """Judge the tensor entry value at ``pos``; return its end."""
@@ -437,7 +440,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     while more:
         if match is None:
             found = None
-        elif not first_only or not report or state.past_buffer:
+        elif not first_only or not decided(report) or state.past_buffer:
             # With nothing to settle (see first.settles), runs of plain sound
             # entries go the short way.
             pos, found = _sound_run(state, pos)
@@ -451,7 +454,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
                 escaped = True
         if found is None or name == METADATA_KEY:
             pos, more = member(state, pos)
-            if first_only and report and settles(state):
+            if first_only and decided(report) and settles(state):
                 if more:
                     pos = _rest(state, pos)
                 break
@@ -497,7 +500,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
         if comma:
             if text[pos : pos + 1] == "}":
                 raise trailing_comma(pos, "}")
-            if first_only and report and settles(state):
+            if first_only and decided(report) and settles(state):
                 pos = _rest(state, pos)
                 break
         elif text[pos : pos + 1] == "}":
@@ -982,10 +985,13 @@ def _plain_members(state: FastScan, seen: set[str], pos: int) -> int:
     name, so its members go one by one).
     """
     text = state.src.text
+    taken = _scalar_members(state, seen, pos)
+    if taken is not None:
+        return taken
     run = _plain_run().match(text, pos)
     if run is None:
         return pos + 1
-    if state.first_only:
+    if state.first_only and decided(state.report):
         # read() wants neither the count nor repeats among these (a repeat
         # lies after the first violation; should a later fault void that,
         # the file is checked again in full): only whether a field hides here.
@@ -1000,6 +1006,71 @@ def _plain_members(state: FastScan, seen: set[str], pos: int) -> int:
     seen |= fresh
     count_more(state.report, "ENTRY-UNKNOWN", len(names))
     return -run.end()
+
+
+def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:
+    """Take the unknown members from ``pos`` to the entry's last at C speed.
+
+    For members whose values are numbers, true, false or null, the common
+    hostile shape (millions of them in one entry): the text up to the first
+    ``}`` is split at its quotes, so that the names and what lies between
+    them come out of string methods, not of a regular expression per
+    member.  The pieces between the names repeat (``:0,``), so checking
+    each distinct one checks them all.  The last member is left to the
+    caller, which ends the object; its name is checked against the others
+    here, so that ``seen`` need not hold them.  Returns what _plain_members
+    does, or None when the text is anything else (a string value, an
+    escape, a nested value, a field), for the regular expressions to take.
+    """
+    text = state.src.text
+    close = -1
+    if pos >= state.split_from:
+        close = text.find("}", pos)
+        # Tried once per stretch of text: a run of members the regular
+        # expressions take a chunk at a time is not searched again each time.
+        state.split_from = close if close >= 0 else len(text)
+    region = text[pos:close] if close > pos and text[pos] == '"' else ""
+    if "\\" in region or "{" in region or "[" in region:
+        region = ""
+    parts = region.split('"')
+    # '', then each member's name and what follows it.
+    if len(parts) < 5 or not len(parts) & 1:
+        return None
+    names = parts[1::2]
+    if not all(map(_between().fullmatch, set(parts[2:-1:2]))) or _control().search(
+        region
+    ):
+        return None
+    if "\t" in region or "\n" in region or "\r" in region:
+        joined = "".join(names)
+        if "\t" in joined or "\n" in joined or "\r" in joined:
+            return None  # whitespace allowed between the tokens, not in a name
+    taken = close - len(parts[-1]) - len(parts[-2]) - 2
+    if state.first_only and decided(state.report):
+        # As in _plain_members: only whether a field hides here.
+        return None if FIELDS.intersection(names[:-1]) else -taken
+    fresh = set(names)
+    if (
+        len(fresh) != len(names)
+        or not seen.isdisjoint(fresh)
+        or FIELDS.intersection(names[:-1])
+    ):
+        return None
+    count_more(state.report, "ENTRY-UNKNOWN", len(names) - 1)
+    return -taken
+
+
+@cache
+def _between() -> re.Pattern[str]:
+    # From a name's closing quote to the next name's opening one.
+    return re.compile(rf"{_W}:{_W}{_SCALAR}{_W},{_W}")
+
+
+@cache
+def _control() -> re.Pattern[str]:
+    # Characters no JSON text holds raw, but for its whitespace (allowed
+    # between the tokens, not inside a name: checked apart).
+    return re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
 def _metadata(state: FastScan, pos: int, *, keep: bool) -> int:  # noqa: C901

@@ -35,6 +35,7 @@ from stspec.reader.strict_json import (
     syntax,
     trailing_comma,
 )
+from stspec.rules import RULES
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -55,6 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "Settled",
+    "decided",
     "early",
     "parse_fault",
     "rest",
@@ -66,6 +68,21 @@ __all__ = [
 
 class Settled(Exception):  # noqa: N818 - a verdict, not an accident
     """The report holds the file's first violation; nothing later can change it."""
+
+
+# The rules a lenient reader may tolerate: read() names one of them only
+# when the file breaks no other (READ-PRECEDENCE).
+_TOLERATED: Final = frozenset(rule.id for rule in RULES if rule.level != "MUST")
+
+
+def decided(report: Report) -> bool:
+    """Whether ``report`` holds a violation that makes the file invalid.
+
+    Until it does, read() judges on: a MUST violation later in the header
+    outranks a MAY one found first (READ-PRECEDENCE), so one pass finds
+    both.
+    """
+    return not _TOLERATED.issuperset(report.counts)
 
 
 def settles(state: FastScan) -> bool:
@@ -93,9 +110,9 @@ def parse_fault(state: FastScan, rule: str, pos: int, msg: str, path: Path) -> N
     (only structural findings are voided by a stop).
     """
     report = state.report
-    alone = not report and not state.in_entry and settles(state)
+    alone = not decided(report) and not state.in_entry and settles(state)
     report.add(rule, pos, msg, path)
-    if alone:
+    if alone and decided(report):
         raise Settled
 
 
@@ -203,7 +220,9 @@ def _settled_by(
         return False  # what the whitespace precedes lies further on
     start = object_start(text, report)
     if start is None or start:
-        return True  # HEADER-OBJECT stops the check; HEADER-LEADING-WS is at 0
+        # HEADER-OBJECT stops the check; HEADER-LEADING-WS, a MAY rule, does
+        # not settle it: a MUST violation further on outranks it.
+        return start is None
     try:
         scan(text, raw, 0, report, data_length)
     except Settled:

@@ -131,7 +131,7 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     try:
         errors, valid = check(buffer, limit=1, first_only=True)
         if valid is None:
-            error = _first_must(buffer, errors[0])
+            error = _first_must(errors)
     finally:
         if valid is None:
             buffer.release()
@@ -142,17 +142,15 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     return SafetensorsFile(buffer, valid, mapping)
 
 
-def _first_must(buffer: Buffer, first: SafetensorsError) -> SafetensorsError:
+def _first_must(errors: Violations) -> SafetensorsError:
     """Return the error read() raises: the first MUST violation (READ-PRECEDENCE).
 
     The first violation by offset is usually a MUST one; when it is a MAY
-    one (leading whitespace), a MUST violation later in the header still
-    makes the file invalid and is the rule to name.
+    one (leading whitespace, an unknown entry member), the first-violation
+    scan judges on until it finds a MUST one or the header's end
+    (first.decided), so ``errors`` holds the answer either way.
     """
-    if RULES_BY_ID[first.rule].level == "MUST":
-        return first
-    errors, _ = check(buffer, limit=1)
-    return next((e for e in errors if RULES_BY_ID[e.rule].level == "MUST"), first)
+    return next((e for e in errors if RULES_BY_ID[e.rule].level == "MUST"), errors[0])
 
 
 def validate(

@@ -107,6 +107,15 @@ IMPLS: Final = (
         ci=True,
     ),
     Impl(
+        "hf-0.9.0rc1",
+        "safetensors 0.9.0rc1 (HF, Python binding)",
+        "Rust (via Python)",
+        "python",
+        "hf_binding.py",
+        pip=("safetensors==0.9.0rc1", NUMPY),
+        note="the release candidate pip install --pre gives; read like 0.4.5",
+    ),
+    Impl(
         "hf-0.4.5",
         "safetensors 0.4.5 (HF, Python binding)",
         "Rust (via Python)",

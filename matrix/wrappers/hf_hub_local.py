@@ -19,7 +19,13 @@ from huggingface_hub.errors import SafetensorsParsingError
 NAME: Final = "huggingface_hub parse_local_safetensors_file_metadata"
 VERSION: Final = str(huggingface_hub.__version__)
 # It reads an absent __metadata__ as {}.
-CAPABILITIES: Final = {"header_only": True, "metadata_presence": False}
+# hf_api.py refuses a header above constants.SAFETENSORS_MAX_HEADER_LENGTH
+# (25_000_000 bytes: "safetensors header is too big").
+CAPABILITIES: Final = {
+    "header_only": True,
+    "metadata_presence": False,
+    "max_header_size": 25_000_000,
+}
 REJECTS: Final = (SafetensorsParsingError,)
 
 

@@ -16,7 +16,10 @@ from _spec import Tensors, header_of
 
 NAME: Final = "modelvet"
 VERSION: Final = str(mv.__version__)
-CAPABILITIES: Final = {"header_only": True}
+# modelvet's policy caps (its vendored modelvet.h: MVET_MAX_ST_TENSORS 8192u,
+# MVET_MAX_ST_NAME_BYTES 256u; a name longer than 256 bytes and a 8,193rd
+# tensor are refused), which SPEC 1.6 lets a reader have.
+CAPABILITIES: Final = {"header_only": True, "max_tensors": 8192, "max_name_length": 256}
 
 
 class Rejected(Exception):  # noqa: N818 - it is the verdict, not an error

@@ -41,11 +41,15 @@ public final class JlamaReader {
 
     public static void main(String[] args) throws Exception {
         if (args.length == 1 && args[0].equals("--describe")) {
+            // TensorInfo narrows each dimension to an int (Ints.checkedCast:
+            // "Out of range: 4294967296"), and Jackson reads every number into
+            // a long: limits SPEC 1.6 allows, declared.
             say(Map.of("protocol", 2, "name", "Jlama SafeTensorSupport.readWeights",
                     "version", System.getProperty("matrix.version"),
                     "capabilities", Map.of("header_only", true, "metadata_presence", false,
                             "read_dtypes", List.of("BOOL", "U8", "I8", "I16", "U16", "F16", "BF16",
-                                    "I32", "U32", "F32", "F64", "I64", "U64"))), 0);
+                                    "I32", "U32", "F32", "F64", "I64", "U64"),
+                            "max_dimension", Integer.MAX_VALUE, "max_number", Long.MAX_VALUE)), 0);
         }
         Weights weights;
         try (FileChannel channel = FileChannel.open(Path.of(args[0]))) {

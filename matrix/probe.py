@@ -43,6 +43,7 @@ __all__ = [
     "KEPT_TENSORS",
     "MAX_DEPTH",
     "Answer",
+    "declared_but_refused",
     "decode",
     "difference",
     "differs",
@@ -337,4 +338,30 @@ def stated(case: dict[str, Any]) -> Answer | None:
             name: [info["dtype"], [int(d) for d in info["shape"]], info["sha256"]]
             for name, info in tensors
         },
+    }
+
+
+def declared_but_refused(
+    result: dict[str, Any], manifest: dict[str, dict[str, Any]]
+) -> dict[str, list[str]]:
+    """Each dtype a row declares it reads but its library refused, with the files.
+
+    A dtype counts as read when the probe's answer for at least one valid
+    corpus file holding that dtype alone (its only ``dtype:`` tag) is
+    ``accepted``; a declared dtype with such files, all refused or failed,
+    is a declaration the library contradicts.
+    """
+    described = result.get("implementation", {}).get("described") or {}
+    declared = (described.get("capabilities") or {}).get("read_dtypes") or []
+    probed = result.get("probe", {})
+    files: dict[str, list[str]] = {}
+    for case_id, case in manifest.items():
+        dtypes = [t for t in case.get("tags", []) if t.startswith("dtype:")]
+        if case.get("verdict") == "valid" and len(dtypes) == 1 and case_id in probed:
+            files.setdefault(dtypes[0].removeprefix("dtype:"), []).append(case_id)
+    return {
+        dtype: sorted(files[dtype])
+        for dtype in declared
+        if files.get(dtype)
+        and all(probed[c].get("result") != "accepted" for c in files[dtype])
     }

@@ -213,3 +213,29 @@ def test_an_answer_that_is_not_tensors_is_invalid_output_not_a_crash() -> None:
     assert answer["result"] == "invalid-output"
     assert "NoneType" in answer["error"]
     assert probe_file.probe(_Broken, "x.safetensors")["result"] == "crashed"
+
+
+def _declaring(dtypes: list[str], probed: dict[str, str]) -> dict[str, object]:
+    return {
+        "implementation": {"described": {"capabilities": {"read_dtypes": dtypes}}},
+        "probe": {case: {"result": result} for case, result in probed.items()},
+    }
+
+
+_DTYPE_CASES: dict[str, dict[str, object]] = {
+    "y_c64": {"verdict": "valid", "tags": ["dtype", "dtype:C64"]},
+    "y_f32_a": {"verdict": "valid", "tags": ["dtype:F32"]},
+    "y_f32_b": {"verdict": "valid", "tags": ["dtype:F32"]},
+    "y_mixed": {"verdict": "valid", "tags": ["dtype:F32", "dtype:C64"]},
+    "n_c64": {"verdict": "invalid", "tags": ["dtype:C64"]},
+}
+
+
+def test_a_declared_dtype_the_library_refuses_is_named() -> None:
+    probed = {"y_c64": "rejected", "y_f32_a": "rejected", "y_f32_b": "accepted",
+              "y_mixed": "accepted", "n_c64": "accepted"}  # fmt: skip
+    got = probe.declared_but_refused(_declaring(["C64", "F32"], probed), _DTYPE_CASES)
+    # F32 is read (one of its files was accepted); only C64's one file tells
+    assert got == {"C64": ["y_c64"]}
+    # an undeclared dtype it refuses is no contradiction
+    assert probe.declared_but_refused(_declaring(["F32"], probed), _DTYPE_CASES) == {}

@@ -1,4 +1,4 @@
-"""``python -m matrix [setup|run|probe|render|findings|all] [--only NAME ...]``.
+"""``python -m matrix [setup|run|probe|render|findings|watch|all] [--only NAME ...]``.
 
 ``all`` (the default) sets up every environment, runs the suite against each
 implementation in turn (and probes what it loads from each corpus file)
@@ -11,7 +11,10 @@ build script, corpus or suite changed since their ``results/NAME.json`` was
 written (``matrix.inputs``).  ``--jobs N`` (``-j N``) runs N implementations
 at a time, longest first (``matrix.schedule``); set-up stays one at a time,
 before any run.  ``render`` and ``findings`` always use every JSON file in
-``results/``.
+``results/``.  ``watch`` sets up and runs nothing: it asks each row's
+package registry for the versions it serves and reports the rows that pin an
+older release (``matrix.watch``; exit status 1 when one is behind or a
+registry did not answer).
 """
 
 from __future__ import annotations
@@ -21,10 +24,10 @@ import os
 import sys
 from pathlib import Path
 
-from matrix import envs, findings, inputs, render, runner, schedule
+from matrix import envs, findings, inputs, render, runner, schedule, watch
 from matrix.impls import IMPLS, Impl, by_name
 
-ACTIONS = ("setup", "run", "probe", "render", "findings", "all")
+ACTIONS = ("setup", "run", "probe", "render", "findings", "watch", "all")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -70,6 +73,20 @@ def _parser() -> argparse.ArgumentParser:
         "--keep-going",
         action="store_true",
         help="go on with the next implementation when one cannot be set up",
+    )
+    parser.add_argument(
+        "--registry",
+        action="append",
+        default=[],
+        metavar="NAME=URL",
+        help="watch: ask this base URL instead of the registry NAME "
+        "(pypi, npm, crates, go, maven); also STSPEC_REGISTRY_NAME",
+    )
+    parser.add_argument(
+        "--json",
+        type=Path,
+        metavar="FILE",
+        help="watch: also write the rows' states to FILE as JSON",
     )
     return parser
 
@@ -123,6 +140,16 @@ def _changed(chosen: list[Impl], results: Path) -> list[Impl]:
     return kept
 
 
+def _watch(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, chosen: list[Impl]
+) -> int:
+    try:
+        watch.bases_from(args.registry)
+    except ValueError as exc:
+        parser.error(str(exc))
+    return watch.main(chosen, args.registry, args.json, sys.stdout)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and do what it says; the exit status."""
     parser = _parser()
@@ -133,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, not {args.jobs}")
+    if args.action == "watch":
+        return _watch(parser, args, chosen)
     if args.changed:
         chosen = _changed(chosen, args.results)
     # Installs, builds and runs share the machine with other work.

@@ -376,3 +376,37 @@ def test_runs_of_unknown_members_agree(data: bytes, limit: int | None) -> None:
     with pytest.raises(stspec.SafetensorsError) as caught:
         stspec.read(data)
     assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)
+
+
+_U8 = '{"dtype":"U8","shape":[1],"data_offsets":[0,1]}'
+
+
+def _meta(members: str) -> bytes:
+    return file_of('{"__metadata__":{' + members + '},"w":' + _U8 + "}", b"x")
+
+
+# Metadata values with escapes go to the C string scanner, not the pattern.
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(_meta('"a":"{\\"b\\": [1, \\"c\\"]}"'), id="escaped-json"),
+        pytest.param(_meta('"a":"x\\"y","b":"z\\"w"'), id="two"),
+        pytest.param(_meta('"a":"x\\qy"'), id="bad-escape"),
+        pytest.param(_meta('"a":"x\\"\x01y"'), id="control"),
+        pytest.param(_meta('"a":"x\\"\\ud800"'), id="lone-surrogate"),
+        pytest.param(_meta('"a":"x\\"y" "b":"z"'), id="no-comma"),
+        pytest.param(_meta('"a":"x\\"y",'), id="trailing-comma"),
+        pytest.param(_meta('"a":"x\\"y","a":"z\\"w"'), id="repeated"),
+        pytest.param(_meta('"a":"x\\"y","\\u0061":1'), id="repeated-escaped"),
+        pytest.param(_meta('"a" : "x\\"y" , "b" : "\\u00e9"'), id="spaced"),
+        pytest.param(_meta('"a":"x\\"y'), id="unterminated"),
+    ],
+)
+@pytest.mark.parametrize("limit", [1, None])
+def test_escaped_metadata_values_agree(data: bytes, limit: int | None) -> None:
+    check_agreement(data)
+    plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
+    fast, _ = check(memoryview(data), limit=limit)
+    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
+        (e.rule, e.offset, e.path, e.msg) for e in plain
+    ]

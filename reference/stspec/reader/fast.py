@@ -45,6 +45,7 @@ from stspec.reader.strict_json import (
     PLAIN_STRING,
     SURROGATE_ESCAPE,
     WS,
+    JsonStop,
     Number,
     Path,
     Text,
@@ -123,8 +124,13 @@ def _plain_run() -> re.Pattern[str]:
     return re.compile(rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W}){{1,4096}}+')
 
 
-# One metadata member whose value is a string (escapes are decoded after).
-_PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ESCAPED_NAME}{_W}(,?){_W}")
+# One metadata member whose value is a string without escapes; a value with
+# escapes (JSON stored as text: kohya's ss_* keys) stops it at its first
+# backslash and goes to the C string scanner (_string_pair), since a pattern
+# steps through such a value one escape at a time.
+_PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
+_PAIR_HEAD: Final = re.compile(rf'{_ESCAPED_NAME}{_W}:{_W}"')
+_AFTER_VALUE: Final = re.compile(rf"{_W}(,?){_W}")
 _SHAPES_KEPT: Final = 1024
 
 
@@ -1086,12 +1092,11 @@ def _metadata(state: FastScan, pos: int, *, keep: bool) -> int:  # noqa: C901
         return not_metadata(state, pos, end)
     metadata: dict[str, str] = {}
     others: set[str] = set()  # names whose value is not a string
-    pair = _PAIR.match if state.shortcuts else None
     pos, more = opening(text, pos, "}")
     while more:
-        found = pair(text, pos) if pair is not None else None
+        found = _string_pair(src, pos) if state.shortcuts else None
         if found is not None:
-            key, item, comma = found.groups()
+            key, item, item_pos, comma, end = found
             if "\\" in key:
                 key = string(src, pos)[1]
             if key in metadata or key in others:
@@ -1101,12 +1106,9 @@ def _metadata(state: FastScan, pos: int, *, keep: bool) -> int:  # noqa: C901
             pos, more = next_member(text, pos, "}")
             continue
         check_surrogates(src, key, pos, path)
-        if "\\" in item:
-            item_pos = found.start(2) - 1
-            item = string(src, item_pos)[1]
-            check_surrogates(src, item, item_pos, (METADATA_KEY, key))
+        check_surrogates(src, item, item_pos, (METADATA_KEY, key))
         metadata[key] = item
-        pos = found.end()
+        pos = end
         if not comma:
             if text[pos : pos + 1] != "}":
                 raise syntax(text, pos, "',' or '}'")
@@ -1117,3 +1119,29 @@ def _metadata(state: FastScan, pos: int, *, keep: bool) -> int:  # noqa: C901
     if keep:
         state.header.metadata = metadata
     return pos
+
+
+def _string_pair(src: Text, pos: int) -> tuple[str, str, int, str, int] | None:
+    """Match a metadata member at ``pos`` whose value is a string, or return None.
+
+    Returns its name as written, its value decoded, where the value is,
+    the comma after it (or ''), and where the next member starts.  A value
+    the C scanner refuses is left to the general way, which reports it.
+    """
+    text = src.text
+    found = _PAIR.match(text, pos)
+    if found is not None:
+        name, item, comma = found.groups()
+        return name, item, found.start(2) - 1, comma, found.end()
+    head = _PAIR_HEAD.match(text, pos)
+    if head is None:
+        return None
+    item_pos = head.end() - 1
+    try:
+        end, item = string(src, item_pos)
+    except JsonStop:
+        return None
+    after = _AFTER_VALUE.match(text, end)
+    if after is None:  # pragma: no cover - every part of it is optional
+        return None
+    return head.group(1), item, item_pos, after.group(1), after.end()

@@ -4,7 +4,9 @@
 //   .matrix/jlama/bin/java -cp '.matrix/jlama/lib/*' matrix/repro/open_jlama.java FILE
 //
 // (a JDK 21 or later). Prints each tensor's dtype, shape and data_offsets,
-// then "accepted"; whatever readWeights throws is left uncaught.
+// then "accepted"; whatever readWeights throws is left uncaught. One mapping
+// holds at most 2 GiB - 1 bytes, so a larger file is mapped that far: the
+// header, which Jlama judges first, is at its start.
 import com.github.tjake.jlama.safetensors.SafeTensorSupport;
 import com.github.tjake.jlama.safetensors.TensorInfo;
 import com.github.tjake.jlama.safetensors.Weights;
@@ -17,7 +19,8 @@ public class open_jlama {
     public static void main(String[] args) throws Exception {
         try (FileChannel channel = FileChannel.open(Path.of(args[0]))) {
             Weights weights = SafeTensorSupport.readWeights(
-                    channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size()));
+                    channel.map(FileChannel.MapMode.READ_ONLY, 0,
+                            Math.min(channel.size(), Integer.MAX_VALUE)));
             for (Map.Entry<String, TensorInfo> e : weights.tensorInfoMap().entrySet()) {
                 TensorInfo info = e.getValue();
                 System.out.println(e.getKey() + ": " + info.dType + " " + Arrays.toString(info.shape)

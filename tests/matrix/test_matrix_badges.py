@@ -155,7 +155,7 @@ def _row(name: str, outcome: str) -> dict[str, object]:
     return {
         "implementation": {"name": name},
         "cases": {
-            "y_layout_offsets_beyond_4gib": crashed,
+            "n_json_number_huge_exponent_dim": crashed,
             "y_example_readme_metadata": {"outcome": "accepted", "ok": True},
         },
         "tests": {},
@@ -163,20 +163,20 @@ def _row(name: str, outcome: str) -> dict[str, object]:
 
 
 def test_a_case_the_wrapper_caused_counts_in_no_score_and_no_badge() -> None:
-    # findings.toml records jlama's y_layout_offsets_beyond_4gib as the
-    # wrapper's doing (a >2 GiB map before Jlama is called)
-    assert "y_layout_offsets_beyond_4gib" in not_the_library("jlama")
+    # findings.toml records torch-dcp's n_json_number_huge_exponent_dim as
+    # the wrapper's doing (converting the float inf it returned)
+    assert "n_json_number_huge_exponent_dim" in not_the_library("torch-dcp")
     cases = [
-        {"id": "y_layout_offsets_beyond_4gib", "verdict": "valid"},
+        {"id": "n_json_number_huge_exponent_dim", "verdict": "valid"},
         {"id": "y_example_readme_metadata", "verdict": "valid"},
     ]
     # the same crash in a row without that record counts against it
     got = render_data.scores(
-        [_row("jlama", "crashed"), _row("other", "crashed")], cases
+        [_row("torch-dcp", "crashed"), _row("other", "crashed")], cases
     )
-    jlama, other = got["jlama"], got["other"]
-    assert (jlama.crashes, jlama.valid_right, jlama.valid_total) == (0, 1, 1)
+    torch, other = got["torch-dcp"], got["other"]
+    assert (torch.crashes, torch.valid_right, torch.valid_total) == (0, 1, 1)
     assert (other.crashes, other.valid_right, other.valid_total) == (1, 1, 2)
-    assert not jlama.dangerous
-    assert badges.badge(jlama)["message"] == "1/1 (100%)"
+    assert not torch.dangerous
+    assert badges.badge(torch)["message"] == "1/1 (100%)"
     assert badges.badge(other)["color"] != "brightgreen"

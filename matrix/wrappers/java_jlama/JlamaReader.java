@@ -53,7 +53,12 @@ public final class JlamaReader {
         }
         Weights weights;
         try (FileChannel channel = FileChannel.open(Path.of(args[0]))) {
-            MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_ONLY, 0, channel.size());
+            // one mapping holds at most 2 GiB - 1 bytes; Jlama's own loader
+            // (SafeTensorIndex) maps the header region first and the data in
+            // splits, so a larger file is mapped as far as Java allows: its
+            // header is what Jlama judges first
+            long size = Math.min(channel.size(), Integer.MAX_VALUE);
+            MappedByteBuffer map = channel.map(FileChannel.MapMode.READ_ONLY, 0, size);
             try {
                 weights = SafeTensorSupport.readWeights(map);
             } catch (RuntimeException e) {

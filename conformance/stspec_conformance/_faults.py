@@ -510,11 +510,18 @@ def _mismatch(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
 
 @_fault("OFFSETS-ORDER/begin-after-end")
 def _reversed(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
-    del draw
+    # An empty tensor, so that a span clamped at 0 matches its size: at the
+    # cursor ([c, c-1], [1, 0] after a first byte) it also begins where the
+    # tiling expects, and only the order of the pair is wrong.
+    at_cursor = not draw(st.booleans())
+    if at_cursor and not d.layout.buffer:
+        _append_tensor(d, "U8", [1], b"\x05")
     entry = _append_tensor(d, "U8", [0], b"")
-    begin = len(d.layout.buffer)
-    _set_field(entry, "data_offsets", f"[{begin + 1},{begin}]")
-    return _repad(d.layout), f"data_offsets [{begin + 1},{begin}]"
+    cursor = len(d.layout.buffer)
+    begin, end = (cursor, cursor - 1) if at_cursor else (cursor + 1, cursor)
+    _set_field(entry, "data_offsets", f"[{begin},{end}]")
+    where = "at the cursor" if at_cursor else "past the cursor"
+    return _repad(d.layout), f"data_offsets [{begin},{end}] ({where})"
 
 
 @_fault("LAYOUT-BOUNDS/short-buffer")

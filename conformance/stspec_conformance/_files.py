@@ -294,9 +294,10 @@ def edge_content(
 
     For explicit examples, so every run has them: a tensor of every one of
     ``dtypes`` (default: all 22), CR LF and other whitespace in metadata
-    values, keys equal only after Unicode normalisation, empty tensors of
-    rank 4 and 6, and names inserted out of order, two of which sort one way
-    by code point and the other by UTF-16 code unit.
+    values, metadata keys and tensor names equal only after Unicode
+    normalisation or case folding, empty tensors of rank 4 and 6, and names
+    inserted out of order, two of which sort one way by code point and the
+    other by UTF-16 code unit.
     """
     names = [n for n in DTYPE_NAMES if dtypes is None or n in set(dtypes)]
     first = "U8" if "U8" in names else names[0]
@@ -307,6 +308,12 @@ def edge_content(
         "a.empty6": (first, (1, 1, 1, 1, 1, 0), b""),
     }
     tensors.update({name.lower(): _edge_tensor(name, 7) for name in names})
+    # tensor names a writer keeping NFC-normalised or case-folded keys merges
+    for index, (composed, decomposed) in enumerate(NORMALISATION_TWINS):
+        tensors[composed] = _edge_tensor(first, 11 + index)
+        tensors[decomposed] = _edge_tensor(first, 13 + index)
+    tensors["Twin.W"] = _edge_tensor(first, 17)
+    tensors["twin.w"] = _edge_tensor(first, 19)
     metadata = {
         "crlf": "line 1\r\nline 2\r\n",
         "cr": "a\rb",

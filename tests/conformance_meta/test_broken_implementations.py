@@ -244,6 +244,84 @@ CASES = {
         )
         for module in ("writer_insertion_order", "writer_utf16_order")
     },
+    # issue 32.3: the classes of behaviour the previous generation left alive
+    "reads_n_low_32_bits": (
+        "n_prefix_n_2pow32_plus_header or y_prefix_smallest_file",
+        ["test_must_reject[n_prefix_n_2pow32_plus_header]"],
+        ["test_must_accept[y_prefix_smallest_file]"],
+        "accepted",
+    ),
+    "checks_bytes_near_object": (
+        "n_text_trailing_junk",
+        [
+            "test_must_reject[n_text_trailing_junk_after_14_spaces]",
+            "test_must_reject[n_text_trailing_junk_after_4094_spaces]",
+        ],
+        ["test_must_reject[n_text_trailing_junk]"],
+        "accepted",
+    ),
+    "clamps_reversed_spans": (
+        "OFFSETS-ORDER or n_layout_offsets_reversed or y_layout_empty_tensors_at",
+        ["test_single_fault_rejected[OFFSETS-ORDER/begin-after-end]"],
+        [
+            "test_must_reject[n_layout_offsets_reversed]",
+            "test_must_accept[y_layout_empty_tensors_at_cursor]",
+        ],
+        "at the cursor",
+    ),
+    "forgives_zeros_to_multiple_of_8": (
+        "zeros_to_multiple_of_8 or y_layout_last_byte_covered",
+        [
+            f"test_must_reject[n_layout_trailing_{k}_zeros_to_multiple_of_8]"
+            for k in (1, 4, 7)
+        ],
+        ["test_must_accept[y_layout_last_byte_covered]"],
+        "accepted",
+    ),
+    "skips_trailing_check_when_big": (
+        "n_layout_trailing_after_2mib_tensor or n_layout_trailing_bogus_data",
+        ["test_must_reject[n_layout_trailing_after_2mib_tensor]"],
+        ["test_must_reject[n_layout_trailing_bogus_data]"],
+        "accepted",
+    ),
+    "sizes_packed_scalar_as_empty": (
+        "rank0 or y_dtype_bits_f4_count_2",
+        [
+            "test_must_reject[n_dtype_bits_f4_rank0_empty_range]",
+            "test_must_reject[n_dtype_bits_f6_e2m3_rank0_empty_range]",
+            "test_must_reject[n_dtype_bits_f6_e3m2_rank0_empty_range]",
+        ],
+        [
+            "test_must_reject[n_dtype_bits_f4_rank0]",
+            "test_must_accept[y_dtype_bits_f4_count_2]",
+        ],
+        "accepted",
+    ),
+    "keeps_eight_dims": (
+        "y_structure_shape_rank or n_layout_size_match_ninth_dim",
+        [
+            "test_must_accept[y_structure_shape_rank_9]",
+            "test_must_accept[y_structure_shape_rank_33]",
+            "test_must_reject[n_layout_size_match_ninth_dim]",
+        ],
+        ["test_must_accept[y_structure_shape_rank_8]"],
+        "",  # a rejected valid file, or an accepted invalid one
+    ),
+    **{
+        module: (
+            "test_writer_output_valid or test_writer_dtype and F32",
+            ["test_writer_output_valid_and_equal"],
+            ["test_writer_dtype[F32]"],
+            "different content",
+        )
+        for module in ("writer_nfc_names", "writer_casefold_names")
+    },
+    "writer_unknown_dtype_width": (
+        "test_writer_refuses_unknown_dtype",
+        ["test_writer_refuses_unknown_dtype_of_consistent_size[Q4_K-1]"],
+        ["test_writer_refuses_unknown_dtype"],
+        "wrote",
+    ),
 }
 
 

@@ -6,8 +6,9 @@ finds nothing) and decode to what was written; a writer that declares
 canonical bytes, which for other writers is a SHOULD the suite does not judge
 (not applicable).  Requests no
 valid file can express must be refused, by every writer whatever it declares
-(a partial-byte F6, a header over 100,000,000 bytes, an unknown dtype, a lone
-surrogate, a shape of 2^64 elements over no bytes).  Valid requests use only
+(a partial-byte F6, a header over 100,000,000 bytes, an unknown dtype, also
+one whose byte count fits a guessed width, a lone surrogate, a shape of 2^64
+elements over no bytes).  Valid requests use only
 the declared ``write_dtypes`` (a refused undeclared dtype is not applicable)
 and BOOL bytes 0x00/0x01 (SPEC 6.1 leaves other values to the writer);
 dimensions 2^53+1 and 2^64-1 must come out exact.  Every refusal test
@@ -434,6 +435,44 @@ def test_writer_refuses_unknown_dtype(
         writer,
         scratch,
         ({"t": ("F128", (1,), bytes(16))}, None, "a tensor of dtype F128"),
+        (_small(writer), None),
+        suite.timeout,
+        request.node,
+    )
+
+
+# Unknown names whose byte count agrees with a fixed width (1, 2, 4 or 8 bytes
+# per element) or with a width read from the name: a writer that sizes an
+# unknown dtype by some fallback finds each request of its width consistent,
+# so only checking the name refuses it.
+_UNKNOWN_CONSISTENT = (
+    ("Q4_K", 1),
+    ("f16", 2),
+    ("float32", 4),
+    ("F64 ", 8),
+    ("U128", 16),
+)
+
+
+@pytest.mark.stspec_rules("WRITE-VALID", "DTYPE-NAME")
+@pytest.mark.parametrize(("dtype", "width"), _UNKNOWN_CONSISTENT)
+def test_writer_refuses_unknown_dtype_of_consistent_size(
+    dtype: str,
+    width: int,
+    writer: Adapter,
+    suite: SuiteState,
+    scratch: Path,
+    request: pytest.FixtureRequest,
+) -> None:
+    """An unknown dtype is refused by its name, whatever size its bytes suggest."""
+    _refused(
+        writer,
+        scratch,
+        (
+            {"t": (dtype, (8,), bytes(8 * width))},
+            None,
+            f"a tensor of dtype {dtype!r}, shape [8], {8 * width} bytes",
+        ),
         (_small(writer), None),
         suite.timeout,
         request.node,

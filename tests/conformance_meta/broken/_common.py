@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 Loaded = tuple[dict[str, tuple[str, list[int], bytes]], dict[str, str] | None]
 
 
-def strict_load(path: str) -> Loaded:
+def strict_load(path: str | bytes) -> Loaded:
     with stspec.read(path) as st:
         tensors = {
             name: (info.dtype, list(info.shape), bytes(st.tensor_bytes(name)))
@@ -70,6 +70,27 @@ def forgiving(rules: Iterable[str], **naive: Any) -> Callable[[str], Loaded]:
             raise
 
     return load
+
+
+def rewrite_header(
+    data: bytes, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> bytes:
+    """The file with its header parsed by Python's json, changed and re-encoded."""
+    (n,) = struct.unpack("<Q", data[:8])
+    header = change(json.loads(data[8 : 8 + n].decode("utf-8")))
+    return _padded(json.dumps(header, separators=(",", ":")).encode(), data[8 + n :])
+
+
+def covered_end(data: bytes) -> int:
+    """8 + N + the largest data_offsets end of the header (read with json)."""
+    n = int.from_bytes(data[:8], "little")
+    header = json.loads(data[8 : 8 + n].decode("utf-8"))
+    ends = [
+        int(entry["data_offsets"][1])
+        for name, entry in header.items()
+        if name != "__metadata__"
+    ]
+    return 8 + n + max(ends, default=0)
 
 
 def classify(exc: BaseException) -> str | None:

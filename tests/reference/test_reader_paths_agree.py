@@ -317,6 +317,23 @@ def _sorted(name: str, dtype: str, shape: str, begin: int, end: int) -> str:
             '{"a":{"shape":[true],"dtype":"U8","data_offsets":[0,1]},'
             '"b":{"shape":[1.0],"dtype":"U8","data_offsets":[1,2],"dtype":"U8"}}'
         ),
+        (
+            '{"a":{"shape":[1],"data_offsets":[0,4],"dtype":"F32"},'
+            '"b":{"data_offsets":[4, 8] ,"shape":[ 1 ],"dtype":"F32"},'
+            '"c":{"dtype":"F32","data_offsets":[8,12],"shape":[1]}}'
+        ),
+        (
+            '{"a":{"shape":[1],"data_offsets":[0,4],"dtype":["F32"]},'
+            '"b":{"shape":"1","data_offsets":[4,8],"dtype":"F32"},'
+            '"c":{"shape":[1],"data_offsets":[8,12,16],"dtype":"F32"},'
+            '"d":{"shape":[1],"shape":[1],"dtype":"F32"},'
+            '"e":{"shape":[1],"data_offsets":"x","dtype":"F32"}}'
+        ),
+        (
+            '{"a":{"shape":[1],"data_offsets":[0,4],"dtype":"F32"},'
+            '"a":{"shape":[1],"data_offsets":[4,8],"dtype":"F32"},'
+            '"b":{"shape":[2],"data_offsets":[4,8],"dtype":"F32"}}'
+        ),
     ],
 )
 @pytest.mark.parametrize("size", [8, 12, 16])

@@ -641,6 +641,45 @@ def _other_orders() -> tuple[re.Pattern[str], re.Pattern[str]]:
     )
 
 
+@cache
+def _any_order() -> re.Pattern[str]:
+    """Match an entry member whose three fields, named plainly, come in any order.
+
+    Each field is a name and either a string or an array of integers; which
+    is which is sorted out after the match (see _fields_in_order).
+    """
+    field = (
+        rf'"(dtype|shape|data_offsets)"{_W}:{_W}'
+        rf"(?:{_NAME}|\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\])"
+    )
+    return re.compile(
+        rf"{_ESCAPED_NAME}{_W}:{_W}\{{{_W}{field}{_W},{_W}{field}{_W},{_W}{field}"
+        rf"{_W}\}}{_W}(,?){_W}"
+    )
+
+
+def _fields_in_order(
+    found: re.Match[str],
+) -> tuple[tuple[str, ...], int, int] | None:
+    """Return what _reordered does for a match of _any_order, or None."""
+    groups = found.groups()
+    fields = {groups[k]: k for k in (1, 4, 7)}
+    if len(fields) != 3:
+        return None
+    dtype = groups[fields["dtype"] + 1]
+    shape = groups[fields["shape"] + 2]
+    at = fields["data_offsets"] + 2
+    offsets = groups[at]
+    if dtype is None or shape is None or offsets is None or offsets.count(",") != 1:
+        return None
+    begin, end = offsets.split(",")
+    return (
+        (groups[0], dtype, shape, begin, end, groups[10]),
+        found.start(at + 1),
+        found.end(),
+    )
+
+
 def _reordered(text: str, pos: int) -> tuple[tuple[str, ...], int, int] | None:
     """Match the entry member at ``pos`` that _CANONICAL misses but _other_orders takes.
 
@@ -649,6 +688,9 @@ def _reordered(text: str, pos: int) -> tuple[tuple[str, ...], int, int] | None:
     """
     if text.startswith('"__metadata__"', pos):
         return None
+    found = _any_order().match(text, pos)
+    if found is not None:
+        return _fields_in_order(found)
     escaped, ordered = _other_orders()
     found = escaped.match(text, pos)
     if found is not None:

@@ -87,11 +87,15 @@ def test_schema_refuses_what_shields_refuses() -> None:
 
 
 def _published(folder: Path) -> dict[str, bytes]:
-    """Every file ``python -m matrix render`` writes: all but results/NAME.json."""
+    """Every file ``python -m matrix render`` writes: the pages, badges, findings."""
     return {
         path.relative_to(folder).as_posix(): path.read_bytes()
         for path in sorted(folder.rglob("*"))
-        if path.is_file() and (path.parent != folder or path.suffix != ".json")
+        if path.is_file()
+        and (
+            path.parent.name in {"badges", "findings"}
+            or (path.parent == folder and path.suffix in {".md", ".html"})
+        )
     }
 
 

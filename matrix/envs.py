@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from matrix.impls import LAYERS, SUITE_PINS
+from matrix.impls import COMMAND_PINS, LAYERS, SUITE_PINS
 
 if TYPE_CHECKING:
     from matrix.impls import Impl
@@ -197,7 +197,7 @@ def setup(impl: Impl) -> None:
     if impl.kind == "python":
         _venv(impl.name, (*SUITE_PINS, *impl.pip), impl.layer, impl.pip_no_deps)
     else:
-        _venv("_suite", SUITE_PINS)
+        _venv("_suite", (*SUITE_PINS, *COMMAND_PINS))
     if impl.npm:
         _node(impl.name, impl.npm)
     if impl.build:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Final, Literal
 
 __all__ = [
+    "COMMAND_PINS",
     "IMPLS",
     "LAYERS",
     "SUITE_PINS",
@@ -26,6 +27,9 @@ __all__ = [
 # The suite's own test dependencies, installed beside each Python implementation
 # (the same pins as the project's dev extra).
 SUITE_PINS: Final = ("pytest==9.2.0", "hypothesis==6.170.15")
+# What the suite needs only to drive cmd: programs (it validates their answers
+# against the protocol's JSON Schemas), installed in the _suite environment.
+COMMAND_PINS: Final = ("jsonschema==4.26.0",)
 NUMPY: Final = "numpy==2.4.6"
 
 

@@ -1,11 +1,13 @@
 """matrix.envs: when an environment is rebuilt."""
 
+import re
+import tomllib
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from matrix import envs
-from matrix.impls import by_name
+from matrix.impls import COMMAND_PINS, SUITE_PINS, by_name
 
 
 def test_a_changed_wrapper_source_rebuilds_a_built_program(
@@ -57,3 +59,15 @@ def test_no_deps_packages_install_after_the_pins_and_a_change_rebuilds(
     assert len(calls) == 3  # venv + 2 pip calls; the stamp matched the second time
     envs._venv("nodeps", ("numpy==2.4.6",), no_deps=("paddlenlp==2.8.0",))
     assert calls[-1][-1] == "paddlenlp==2.8.0"
+
+
+def test_the_suite_environment_has_every_package_the_conformance_extra_names() -> None:
+    # cmd: rows run the suite from the _suite environment: a package the
+    # conformance extra needs and the environment lacks (jsonschema, which
+    # validates command answers) would make every command row fail to start.
+    with (Path(envs.REPO) / "pyproject.toml").open("rb") as file:
+        extra = tomllib.load(file)["project"]["optional-dependencies"]["conformance"]
+    needed = {re.split(r"[<>=~!;\[ ]", spec, maxsplit=1)[0].lower() for spec in extra}
+    needed.discard("pytest-xdist")  # the matrix runs one process per row
+    pinned = {spec.split("==")[0].lower() for spec in (*SUITE_PINS, *COMMAND_PINS)}
+    assert needed <= pinned, f"not installed in _suite: {sorted(needed - pinned)}"

@@ -13,8 +13,9 @@
 //    the decoded element values with `expected` (tensors_sha256 for the
 //    compact form); tensors above 256 MiB are hashed only with --full;
 // 5. runs READER_COMMAND FILE... (an auditor's `stspec check --json`) on all
-//    the files and checks its verdicts: y_ valid; n_ and i_ invalid/tolerated
-//    with exactly the manifest's rules.
+//    the files and checks its verdicts: y_ valid; n_, x_ and i_
+//    invalid/tolerated with exactly the manifest's rules (an x_ file breaks
+//    every rule it lists).
 // Node's standard library only. Exit status 0 when everything agrees.
 
 import { createHash } from "node:crypto";
@@ -418,7 +419,8 @@ function main(argv) {
   const stats = { files: 0, recipes: 0, tensors: 0, values: 0, unhashed: 0, verdicts: 0 };
   const judged = [];
   for (const c of manifest.cases) {
-    if (!/^[yni]_/.test(c.id) || { y: "valid", n: "invalid", i: "tolerated" }[c.id[0]] !== c.verdict) {
+    const verdicts = { y: "valid", n: "invalid", x: "invalid", i: "tolerated" };
+    if (!/^[ynxi]_/.test(c.id) || verdicts[c.id[0]] !== c.verdict) {
       problem(c.id, `prefix and verdict ${c.verdict} disagree`);
     }
     let file;

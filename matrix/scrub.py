@@ -22,10 +22,15 @@ _FRAME: Final = re.compile(
 # an absolute path or file URL: kept is its last part, the file's name; a
 # path begins a word (not "read/write", not "1/2")
 _PATH: Final = re.compile(r"(?:file://+|(?<![\w.~-])/)(?:[^\s/:'\"()<>,;]+/)+")
+# a stack frame that a message was cut off in ("at f (fu...")
+_CUT_FRAME: Final = re.compile(
+    r"\s+at\s+(?:async\s+)?[\w$.<>\[\]]+\s*\([^()\n]*?\.\.\."
+)
 # the start of an absolute path that a message was cut off in ("/wor...")
 _CUT_PATH: Final = re.compile(r"(?<![\w.~-])/[^\s/:'\"()<>,;]*\.\.\.")
 
 
 def scrub(text: str) -> str:
     """``text`` without stack frames and with each absolute path cut to its name."""
-    return _CUT_PATH.sub("...", _PATH.sub("", _FRAME.sub("", text)))
+    text = _CUT_FRAME.sub("...", _FRAME.sub("", text))
+    return _CUT_PATH.sub("...", _PATH.sub("", text))

@@ -275,6 +275,7 @@ def test_the_site_says_whether_its_suite_produced_the_rows() -> None:
         ('File "/home/u/venv/lib/x.py", line 3', 'File "x.py", line 3'),
         # a path the suite's message was cut off in
         ("(balanced) file: /wor...", "(balanced) file: ..."),
+        ("RangeError: x at parseSingleFile (fu...", "RangeError: x..."),
         (
             "read/write of 1/2 [0,1], valid/invalid",
             "read/write of 1/2 [0,1], valid/invalid",

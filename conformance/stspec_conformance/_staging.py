@@ -5,7 +5,8 @@ to its input would damage the corpus and make the next implementation fail),
 and never a name or a place that tells the verdict: the copy is
 ``input.safetensors`` alone in a fresh directory only this user can enter, no
 ``n_``/``y_`` name, no manifest beside it.  The directory is removed after the
-call, whatever the implementation did to it.  Holes of a sparse file stay
+call, whatever the implementation did to it, without following a symlink it
+put there or in its place.  Holes of a sparse file stay
 holes, so the 4 GiB cases cost no disk.
 
 A copy the suite cannot make (its own temporary folder is full) is the
@@ -20,6 +21,7 @@ import errno
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -106,16 +108,19 @@ def _copy_sparse(source: Path, target: Path) -> None:
 def private_copy(source: str | Path | bytes) -> Iterator[str]:
     """Yield the path of a private copy of ``source`` (a file, or bytes)."""
     directory = ""
+    handle = -1
     try:
         directory = tempfile.mkdtemp(prefix="stspec-")
+        # Held for the clean-up: it finds the folder wherever the
+        # implementation renamed it, and never a symlink put in its place.
+        handle = os.open(directory, _DIRECTORY_FLAGS)
         target = Path(directory, NEUTRAL_NAME)
         if isinstance(source, bytes):
             target.write_bytes(source)
         else:
             _copy_sparse(Path(source), target)
     except OSError as exc:
-        if directory:
-            shutil.rmtree(directory, ignore_errors=True)
+        _remove(directory, handle)
         what = f"{len(source)} bytes" if isinstance(source, bytes) else str(source)
         msg = (
             f"the suite could not copy {what} into its temporary folder "
@@ -125,7 +130,7 @@ def private_copy(source: str | Path | bytes) -> Iterator[str]:
     try:
         yield str(target)
     finally:
-        _remove(directory)
+        _remove(directory, handle)
 
 
 def attempt_load(
@@ -149,13 +154,101 @@ def attempt_load(
         pytest.exit(str(exc), returncode=pytest.ExitCode.INTERNAL_ERROR)
 
 
-def _remove(directory: str) -> None:
-    # The implementation may have left the folder unwritable or full of
-    # read-only subfolders; make it removable first.
-    with contextlib.suppress(OSError):
-        os.chmod(directory, 0o700)
-    for root, dirs, _ in os.walk(directory):
-        for name in dirs:
+_DIRECTORY_FLAGS: Final = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
+def _remove(directory: str, handle: int) -> None:
+    """Remove the staging folder and only it, whatever was done to it.
+
+    The implementation may have left it unwritable or full of read-only
+    subfolders, put symlinks in it, renamed it, or put a symlink or another
+    folder at its name.  Nothing here follows a symlink: folders are made
+    removable through descriptors opened without following one, the folder
+    is emptied through ``handle`` (it follows a rename), and what stands at
+    ``directory`` is removed as an entry, never through a link.
+    """
+    if handle >= 0:
+        try:
+            _unlock(handle)
+            for name in os.listdir(handle):
+                _remove_entry(name, handle)
+            moved = _current_name(handle)
+        finally:
+            os.close(handle)
+        if moved and moved != directory:
             with contextlib.suppress(OSError):
-                os.chmod(os.path.join(root, name), 0o700)
-    shutil.rmtree(directory, ignore_errors=True)
+                os.rmdir(moved)
+    if directory:
+        _remove_entry(directory, None)
+
+
+def _remove_entry(name: str, dir_fd: int | None) -> None:
+    """Remove one entry: a file or a symlink is unlinked, a folder emptied first."""
+    try:
+        mode = os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return
+    if not stat.S_ISDIR(mode):
+        with contextlib.suppress(OSError):
+            os.unlink(name, dir_fd=dir_fd)
+        return
+    try:
+        sub = os.open(name, _DIRECTORY_FLAGS, dir_fd=dir_fd)
+    except OSError:
+        # unreadable: make it removable without following a link, then retry
+        _chmod_folder(name, dir_fd)
+        try:
+            sub = os.open(name, _DIRECTORY_FLAGS, dir_fd=dir_fd)
+        except OSError:
+            return
+    try:
+        _unlock(sub)
+    finally:
+        os.close(sub)
+    shutil.rmtree(name, ignore_errors=True, dir_fd=dir_fd)
+
+
+def _unlock(handle: int) -> None:
+    """Make the folder open as ``handle`` and every folder below it removable.
+
+    ``os.fwalk`` without ``follow_symlinks`` lists a symlink to a folder
+    among the folders but never enters it; each listed name is changed
+    only when it is a folder itself (:func:`_chmod_folder`).
+    """
+    with contextlib.suppress(OSError):
+        os.fchmod(handle, 0o700)
+    with contextlib.suppress(OSError, RecursionError):
+        for _, dirs, _, root in os.fwalk(".", dir_fd=handle, follow_symlinks=False):
+            for name in dirs:
+                _chmod_folder(name, root)
+
+
+def _chmod_folder(name: str, dir_fd: int | None) -> None:
+    """``chmod 700`` the folder ``name``, never what a symlink there points to."""
+    flags = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY | os.O_NOFOLLOW
+    try:
+        fd = os.open(name, flags, dir_fd=dir_fd)
+    except OSError:
+        return  # a symlink (ELOOP, ENOTDIR), gone, or unreadable without O_PATH
+    try:
+        if hasattr(os, "O_PATH"):
+            # Linux: an O_PATH descriptor cannot be fchmod-ed, its /proc link can
+            os.chmod(f"/proc/self/fd/{fd}", 0o700)
+        else:  # pragma: no cover - POSIX without O_PATH
+            os.fchmod(fd, 0o700)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _current_name(handle: int) -> str:
+    """Where the folder open as ``handle`` is now ("" when unknown)."""
+    try:
+        name = os.readlink(f"/proc/self/fd/{handle}")
+    except OSError:
+        return ""
+    # A renamed folder is removed only where the suite's staging lives.
+    if os.path.dirname(name) != os.path.realpath(tempfile.gettempdir()):
+        return ""
+    return name

@@ -23,6 +23,7 @@ __all__ = [
     "children",
     "end_leftovers",
     "environment",
+    "group_members",
     "left_running",
     "signal_name",
     "stderr_tail",
@@ -89,6 +90,7 @@ def become_subreaper() -> bool:
 @dataclass(frozen=True, slots=True)
 class _Proc:
     ppid: int
+    group: int
     session: int
     state: str
     name: str
@@ -112,7 +114,9 @@ def _table() -> dict[int, _Proc]:
         name, _, rest = text.partition(" (")[2].rpartition(") ")
         fields = rest.split()
         if len(fields) >= 4:
-            table[int(entry)] = _Proc(int(fields[1]), int(fields[3]), fields[0], name)
+            table[int(entry)] = _Proc(
+                int(fields[1]), int(fields[2]), int(fields[3]), fields[0], name
+            )
     return table
 
 
@@ -194,6 +198,25 @@ def end_leftovers(
         if not live:
             break
     return [f"{pid} ({name})" for pid, name in sorted(killed.items())]
+
+
+def group_members(leader: int, *, parent: int, keep: Collection[int]) -> list[str]:
+    """The live processes in ``leader``'s process group or session, but itself.
+
+    Listed before the group is killed: once killed, a member is a zombie (or
+    already reaped by this subreaper) and no later listing can tell it was
+    left running.  Once ``leader`` has exited, its group's members are
+    ``parent``'s (the subreaper's) orphans or below them, so ``/proc`` is
+    scanned only when ``parent`` has a child not in ``keep``.
+    """
+    mine = _child_files(parent)
+    if mine is not None and not mine - {*keep, leader}:
+        return []
+    return [
+        f"{pid} ({p.name})"
+        for pid, p in sorted(_table().items())
+        if leader in {p.group, p.session} and pid != leader and p.state != "Z"
+    ]
 
 
 def _reap(pid: int) -> None:

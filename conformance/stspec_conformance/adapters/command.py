@@ -79,6 +79,7 @@ from stspec_conformance.adapters._process import (
     children,
     end_leftovers,
     environment,
+    group_members,
     left_running,
     signal_name,
     stderr_tail,
@@ -259,15 +260,27 @@ class CommandAdapter(Adapter):
             env=environment(),
         ) as process:
 
-            def end() -> None:
+            def end(*, name_members: bool = True) -> None:
+                # Named before the kill: what it ends no longer looks left over.
+                members = (
+                    group_members(
+                        process.pid, parent=os.getpid(), keep={*before, process.pid}
+                    )
+                    if name_members
+                    else []
+                )
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.killpg(process.pid, signal.SIGKILL)
                 # the program itself is Popen's to reap (its status, its rusage)
-                killed.extend(
-                    end_leftovers(
-                        os.getpid(), keep={*before, process.pid}, session=process.pid
-                    )
+                found = end_leftovers(
+                    os.getpid(), keep={*before, process.pid}, session=process.pid
                 )
+                # one entry per pid (a name can change between the listings)
+                named = {entry.split(" ", 1)[0] for entry in killed}
+                for entry in [*members, *found]:
+                    if entry.split(" ", 1)[0] not in named:
+                        named.add(entry.split(" ", 1)[0])
+                        killed.append(entry)
 
             try:
                 captured = collect(
@@ -279,10 +292,13 @@ class CommandAdapter(Adapter):
                 )
             finally:
                 # not poll(): it reaps without the rusage wait() keeps
-                if not exited(process.pid):
+                stopped = not exited(process.pid)
+                if stopped:
                     with contextlib.suppress(ProcessLookupError):
                         process.kill()
-                end()
+                # A program stopped at the backstop leaves its helpers mid-work:
+                # they end with it, unnamed.
+                end(name_members=not stopped)
                 process.wait()
         max_rss = process.max_rss_kib
         return _Run(

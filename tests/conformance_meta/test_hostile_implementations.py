@@ -508,6 +508,34 @@ def test_peak_memory_is_judged_on_valid_files_too(tmp_path: Path) -> None:
     assert "MiB (peak)" in run.output
 
 
+# 3,000 MiB of shared memory (RLIMIT_DATA does not count it) touched on every
+# file but the smoke gate's, then the kernel's high-water mark reset.
+RESET_PEAK = """
+def misbehave(*args):  # (code, path) for a command, (path) for a module
+    import mmap
+    if b'"weight"' in open(args[-1], "rb").read():
+        return
+    shared = mmap.mmap(-1, 3000 << 20)
+    for page in range(0, len(shared), mmap.PAGESIZE):
+        shared[page] = 1
+    shared.close()
+    with open("/proc/self/clear_refs", "w") as refs:
+        refs.write("5")
+"""
+
+
+@pytest.mark.parametrize("form", ["isolated", "command"])
+def test_a_reset_of_the_peak_mark_does_not_hide_memory(
+    tmp_path: Path, form: str
+) -> None:
+    maker = _program if form == "command" else _module
+    impl = maker(tmp_path, RESET_PEAK)
+    run = run_suite(impl, "-k", "y_arith_zero_first", tmp_path=tmp_path)
+    test = run.test("test_must_accept[y_arith_zero_first]")
+    assert test["outcome"] == "resource", run.output[-3000:]
+    assert "MiB (peak)" in run.output
+
+
 def test_the_warm_up_load_is_limited_like_every_other(tmp_path: Path) -> None:
     allocated = tmp_path / "allocated"
     impl = _module(

@@ -3,13 +3,25 @@ outcomes, programming errors are crashes, and REJECTS names what rejects."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 from _suite_runner import Run, run_suite, shared_run
 
+from stspec_conformance._model import Content, Outcome, TensorDigest
 from stspec_conformance.adapters import ImplError, resolve
 from stspec_conformance.adapters._base import status_of
+from stspec_conformance.adapters._wire import (
+    HEADER,
+    OUTCOME_FIELDS,
+    WireError,
+    decode,
+    encode,
+    outcome_from,
+    outcome_to,
+)
 
 IMPLS = Path(__file__).resolve().parent / "impls"
 LARGE = "test_large and (beyond_4gib or size_mismatch)"
@@ -126,3 +138,78 @@ def test_bytes_and_buffer_returns_pass_the_large_cases_at_the_defaults(
     run = run_suite(str(IMPLS / impl), "-k", LARGE, tmp_path=tmp_path)
     assert run.returncode == 0, run.output[-3000:]
     assert run.results["test_must_accept[y_layout_offsets_beyond_4gib]"] == "passed"
+
+
+@pytest.mark.parametrize("which", ["ready", "outcome"])
+def test_an_answer_that_runs_code_is_refused_as_malformed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, which: str
+) -> None:
+    # A pickled answer whose __reduce__ runs code would take over pytest's
+    # process and could make a reader that rejects everything pass.
+    marker = tmp_path / "ran-in-pytest"
+    monkeypatch.setenv("PICKLE_ANSWERS_MARKER", str(marker))
+    monkeypatch.setenv("PICKLE_ANSWERS_WHICH", which)
+    impl = str(IMPLS / "pickle_answers.py")
+    run = run_suite(impl, "--no-smoke-gate", "-k", "y_arith_zero", tmp_path=tmp_path)
+    assert not marker.exists()
+    assert run.returncode in {1, 4}, run.output[-3000:]
+    assert "is not JSON" in run.output, run.output[-3000:]
+    if which == "outcome":
+        outcomes = {run.test(t)["outcome"] for t in run.results}
+        assert outcomes == {"invalid-output"}, run.output[-3000:]
+
+
+def _answer(**changes: object) -> dict[str, object]:
+    outcome = Outcome(
+        "accepted",
+        content=Content(
+            {"k": "v\udc80"},
+            {
+                "w": TensorDigest("F32", (2,), 8, "ab" * 32),
+                "big": TensorDigest("U8", (1 << 30,), 1 << 30, "", ((0, "cd"),)),
+            },
+        ),
+        message="fine",
+        peak_memory=1024,
+        seconds=0.5,
+    )
+    encoded = outcome_to(outcome)
+    encoded.update(changes)
+    return encoded
+
+
+def test_an_outcome_crosses_the_wire_unchanged() -> None:
+    sent = _answer()
+    frame = encode({"kind": "outcome", "outcome": sent})
+    received = outcome_from(decode(frame[HEADER.size :])["outcome"])
+    assert outcome_to(received) == sent
+    assert set(sent) == OUTCOME_FIELDS
+    assert {f.name for f in fields(Outcome)} - {"details"} == OUTCOME_FIELDS
+
+
+@pytest.mark.parametrize(
+    ("changes", "says"),
+    [
+        ({"status": "passed"}, "unknown status"),
+        ({"peak_memory": "1024"}, "peak_memory is not an integer"),
+        ({"seconds": True}, "seconds is not a finite number"),
+        ({"message": None}, "message is not a string"),
+        ({"content": {"metadata": None, "tensors": []}}, "not a content object"),
+        ({"extra": 1}, "unknown ['extra']"),
+    ],
+)
+def test_a_malformed_outcome_says_what_differed(
+    changes: dict[str, object], says: str
+) -> None:
+    with pytest.raises(WireError, match=re.escape(says)):
+        outcome_from(_answer(**changes))
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [b"\x80\x04K\x01.", b"[" * 100_000, b'{"kind": 1}', b'{"kind": "a", "kind": "b"}'],
+    ids=["pickle", "deep", "kind-not-a-string", "repeated-key"],
+)
+def test_a_message_that_is_not_a_json_object_is_refused(payload: bytes) -> None:
+    with pytest.raises(WireError):
+        decode(payload)

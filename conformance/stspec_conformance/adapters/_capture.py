@@ -129,11 +129,14 @@ def collect(
     deadline: float,
     out_cap: int,
     on_exit: Callable[[], None],
+    on_tick: Callable[[], None] = lambda: None,
+    tick: float = 0.1,
 ) -> Captured:
     """Read until both pipes end, the deadline passes or stdout overflows.
 
     ``on_exit`` runs once the program has exited (before it is reaped): it
-    kills what the program left behind, so the pipes can end.
+    kills what the program left behind, so the pipes can end.  ``on_tick``
+    runs at least every ``tick`` seconds (a sampler).
     """
     out, err = bytearray(), _Stderr()
     pipes = _Pipes(process, stdin)
@@ -142,6 +145,7 @@ def collect(
     result = Captured(b"", b"")
     try:
         while pipes.selector.get_map():
+            on_tick()
             now = time.monotonic()
             if now >= deadline:
                 result.timed_out = True
@@ -149,9 +153,10 @@ def collect(
             if exited_at is None and exited(process.pid):
                 exited_at = now
                 on_exit()
+
             if exited_at is not None and now - exited_at > _GRACE_SECONDS:
                 break  # something unkillable holds the pipes: stop reading
-            for key, _ in pipes.selector.select(min(deadline - now, 0.1)):
+            for key, _ in pipes.selector.select(min(deadline - now, tick)):
                 if key.fd == stdin_fd:
                     pipes.write()
                     continue

@@ -26,7 +26,9 @@ __all__ = [
     "group_members",
     "left_running",
     "signal_name",
+    "status_kib",
     "stderr_tail",
+    "tree_rss_kib",
 ]
 
 # What runtimes and allocators say when an allocation fails under RLIMIT_DATA
@@ -66,6 +68,44 @@ def environment() -> dict[str, str]:
 
 
 # --- the implementation's processes ------------------------------------------------
+
+
+def status_kib(pid: int, field: str) -> int | None:
+    """A ``/proc/PID/status`` field in KiB (``VmRSS``, ``VmHWM``), or None."""
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+# A tree larger than this is sampled in part (its first processes found).
+_TREE_LIMIT: Final = 64
+
+
+def tree_rss_kib(pid: int) -> int | None:
+    """The resident memory of ``pid`` and the processes below it, now (KiB).
+
+    Measured from outside, so the processes cannot lower it (unlike their
+    high-water mark, which ``/proc/self/clear_refs`` resets).  None when
+    ``pid`` has no status (gone, or no procfs).
+    """
+    own = status_kib(pid, "VmRSS")
+    if own is None:
+        return None
+    total, seen, queue = own, {pid}, list(_child_files(pid) or ())
+    while queue and len(seen) < _TREE_LIMIT:
+        child = queue.pop()
+        if child in seen:
+            continue
+        seen.add(child)
+        total += status_kib(child, "VmRSS") or 0
+        queue.extend(_child_files(child) or ())
+    return total
+
 
 _PR_SET_CHILD_SUBREAPER: Final = 36
 _ROUNDS: Final = 5

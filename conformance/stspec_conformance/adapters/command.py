@@ -36,10 +36,13 @@ Limits: ``RLIMIT_CPU`` (hangs are judged by CPU time), ``RLIMIT_DATA`` (what
 the process really allocates; read-only ``mmap`` of the file is free, unlike
 under ``RLIMIT_AS``), both from :class:`stspec_conformance._limits.Limits`,
 set by ``prlimit`` or a ``preexec_fn`` (:mod:`._launch`).
-The peak resident memory of each run (``wait4``'s ``ru_maxrss``) above the
+The peak resident memory of each run above the
 runtime's own (its peak loading a minimal valid file) is reported as
 ``peak_memory`` and judged against the file's allowance like an in-process
-run's.  A child starts with the suite's pages counted in its peak (Linux
+run's: the larger of ``wait4``'s ``ru_maxrss`` and the highest resident size of
+the program and its children that the suite samples every
+:data:`SAMPLE_SECONDS` from outside (the program can lower the kernel's mark,
+never the samples).  A child starts with the suite's pages counted in its peak (Linux
 counts them whether it was forked or vforked), so a
 peak no higher than the suite's own is unknown, never judged.
 """
@@ -83,6 +86,7 @@ from stspec_conformance.adapters._process import (
     left_running,
     signal_name,
     stderr_tail,
+    tree_rss_kib,
 )
 from stspec_conformance.adapters._stderr import read_death
 
@@ -112,6 +116,8 @@ STDOUT_SHOWN: Final = 200
 # execs, Linux counts the suite's pages in it, forked or vforked (and it
 # allocates a little).
 _FORK_MARGIN: Final = 16 * 1024 * 1024
+# How often the resident memory of a running program is sampled.
+SAMPLE_SECONDS: Final = 0.01
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +127,10 @@ class _Run:
     err: bytes
     seconds: float
     cpu_seconds: float
-    max_rss: int | None = None  # bytes (ru_maxrss), when the reaping saw it
+    # bytes: the larger of wait4's ru_maxrss (the kernel's high-water mark,
+    # which the program can lower by writing 5 to /proc/self/clear_refs) and
+    # the highest resident size the suite sampled from outside
+    max_rss: int | None = None
     overflow: bool = False  # stdout passed its cap
     leftovers: tuple[str, ...] = ()  # processes killed after it ended
 
@@ -282,6 +291,12 @@ class CommandAdapter(Adapter):
                         named.add(entry.split(" ", 1)[0])
                         killed.append(entry)
 
+            sampled = [0]
+
+            def sample() -> None:
+                # from outside: the program cannot lower it (see _Run.own_peak)
+                sampled[0] = max(sampled[0], tree_rss_kib(process.pid) or 0)
+
             try:
                 captured = collect(
                     process,
@@ -289,6 +304,8 @@ class CommandAdapter(Adapter):
                     deadline=time.monotonic() + allowance.wall_seconds,
                     out_cap=stdout_cap(allowance.length),
                     on_exit=end,
+                    on_tick=sample,
+                    tick=SAMPLE_SECONDS,
                 )
             finally:
                 # not poll(): it reaps without the rusage wait() keeps
@@ -300,7 +317,7 @@ class CommandAdapter(Adapter):
                 # they end with it, unnamed.
                 end(name_members=not stopped)
                 process.wait()
-        max_rss = process.max_rss_kib
+        max_rss = max(process.max_rss_kib or 0, sampled[0]) or None
         return _Run(
             None if captured.timed_out else process.returncode,
             captured.out,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -97,9 +98,12 @@ def load_corpus(directory: Path) -> Corpus:
     """Read ``directory/manifest.json`` and check what the suite relies on."""
     manifest = directory / "manifest.json"
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+        raw = manifest.read_bytes()
     except OSError as exc:
         raise CorpusError(f"cannot read {manifest}: {exc}") from None
+    _check_digest(manifest, raw)
+    try:
+        data = json.loads(raw.decode("utf-8"))
     except ValueError as exc:
         raise CorpusError(f"{manifest} is not JSON: {exc}") from None
     cases = data.get("cases") if isinstance(data, dict) else data
@@ -111,6 +115,29 @@ def load_corpus(directory: Path) -> Corpus:
     for case in cases:
         _check_case(manifest, case, seen)
     return Corpus(directory, cases)
+
+
+def _check_digest(manifest: Path, raw: bytes) -> None:
+    """Refuse a manifest other than the one the installed corpus package carries.
+
+    The start check compares every file with the manifest; this compares the
+    manifest itself, so an edited verdict (code under test runs as the same
+    user and can write it) stops the run instead of failing the next
+    implementations on that case.
+    """
+    try:
+        import stspec_corpus  # noqa: PLC0415 - optional at import time
+    except ImportError:
+        return  # a vendored suite without the generator: nothing to compare with
+    want = stspec_corpus.manifest_digest()
+    got = hashlib.sha256(raw).hexdigest()
+    if want and got != want:
+        raise CorpusError(
+            f"{manifest} has sha256 {got}, but the manifest stspec_corpus "
+            f"{stspec_corpus.__version__} carries has {want}: its cases or verdicts "
+            "were changed, or it belongs to another version; restore it (git "
+            "checkout corpus/manifest.json, or regenerate or reinstall the corpus)"
+        )
 
 
 def _check_case(manifest: Path, case: object, seen: set[str]) -> None:

@@ -2,7 +2,8 @@
 
 ``generate()`` writes corpus/files/*.safetensors, corpus/manifest.json and
 corpus/manifest.schema.json; ``check()`` compares a committed corpus with a
-fresh generation; ``materialise()`` builds one case (recipes included) on
+fresh generation; ``manifest_digest()`` is the manifest's sha256, which the
+package carries; ``materialise()`` builds one case (recipes included) on
 demand; ``coverage()`` and ``lint()`` check the corpus against the rule
 registry and the strict reference reader.
 """
@@ -11,7 +12,7 @@ from stspec import __version__ as __version__
 from stspec_corpus._generate import check, expected_of, generate, materialise
 from stspec_corpus._lint import coverage, coverage_gaps, coverage_table, lint
 from stspec_corpus._model import Case, Expected, ExpectedTensor, Provenance, Recipe
-from stspec_corpus._paths import default_dir
+from stspec_corpus._paths import default_dir, manifest_digest
 from stspec_corpus._registry import all_cases, case_by_id
 
 __all__ = [
@@ -30,5 +31,6 @@ __all__ = [
     "expected_of",
     "generate",
     "lint",
+    "manifest_digest",
     "materialise",
 ]

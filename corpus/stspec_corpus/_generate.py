@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import filecmp
+import hashlib
 import tempfile
 from pathlib import Path
 from typing import Final
 
 from stspec_corpus._manifest import dumps, expected_json, manifest
-from stspec_corpus._paths import MANIFEST, default_dir, writable_dir
+from stspec_corpus._paths import (
+    DIGEST,
+    MANIFEST,
+    default_dir,
+    manifest_digest,
+    source_dir,
+    writable_dir,
+)
 from stspec_corpus._recipes import run
 from stspec_corpus._registry import all_cases, case_by_id
 from stspec_corpus._schema import schema
@@ -24,7 +32,8 @@ def generate(directory: Path | str | None = None) -> Path:
     Files in ``directory/files`` that no case names are removed, so the
     directory ends up holding exactly the generated corpus.  Without
     ``directory`` it writes the checkout's corpus/ (ValueError outside a
-    checkout: the installed copy is never rewritten).
+    checkout: the installed copy is never rewritten), and the manifest's
+    sha256 into the package (``manifest.sha256``).
     """
     root = Path(directory) if directory is not None else writable_dir()
     files = root / FILES
@@ -39,9 +48,16 @@ def generate(directory: Path | str | None = None) -> Path:
             target = files / f"{case.id}{SUFFIX}"
             if not target.is_file() or target.read_bytes() != case.data:
                 target.write_bytes(case.data)
-    (root / MANIFEST).write_text(dumps(manifest(cases)), encoding="utf-8", newline="\n")
+    text = dumps(manifest(cases))
+    (root / MANIFEST).write_text(text, encoding="utf-8", newline="\n")
     (root / SCHEMA).write_text(dumps(schema()), encoding="utf-8", newline="\n")
+    if root.resolve() == source_dir():
+        DIGEST.write_text(_digest(text) + "\n", encoding="ascii", newline="\n")
     return root
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def check(directory: Path | str | None = None) -> list[str]:
@@ -58,6 +74,11 @@ def check(directory: Path | str | None = None) -> list[str]:
                 problems.append(f"{name}: missing")
             elif not filecmp.cmp(root / name, fresh / name, shallow=False):
                 problems.append(f"{name}: differs from a fresh generation")
+        fresh_digest = _digest((fresh / MANIFEST).read_text(encoding="utf-8"))
+        if manifest_digest() != fresh_digest:
+            problems.append(
+                f"{DIGEST.name}: is not the fresh manifest's sha256 {fresh_digest}"
+            )
         have = {p.name for p in (root / FILES).glob(f"*{SUFFIX}")}
         want = {p.name for p in (fresh / FILES).glob(f"*{SUFFIX}")}
         problems += [

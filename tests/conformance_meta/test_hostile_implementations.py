@@ -98,6 +98,22 @@ def test_a_damaged_corpus_stops_the_run_before_any_verdict(tmp_path: Path) -> No
     assert not run.results
 
 
+def test_an_edited_manifest_stops_the_run_naming_it(tmp_path: Path) -> None:
+    # Same-user code can flip a verdict in the manifest; every file still
+    # matches it, so only the manifest's own digest tells.
+    corpus = _corpus_copy(tmp_path)
+    manifest = corpus / "manifest.json"
+    text = manifest.read_text(encoding="utf-8")
+    flipped = text.replace('"verdict": "valid"', '"verdict": "invalid"', 1)
+    assert flipped != text
+    manifest.write_text(flipped, encoding="utf-8")
+    run = _run("reference", tmp_path, corpus, "-k", "y_arith")
+    assert run.returncode == 4, run.output[-3000:]
+    assert f"{manifest} has sha256 " in run.output
+    assert "restore it" in run.output
+    assert not run.results
+
+
 # --- 2. gaming -----------------------------------------------------------------------
 
 

@@ -24,10 +24,18 @@ from typing import Final
 
 import pytest
 
+from stspec_conformance import _watch
 from stspec_conformance._collect import targets_suite
 from stspec_conformance._options import pytest_addoption
 
-__all__ = ["baselines_dir", "pytest_addoption", "pytest_configure", "shipped_baseline"]
+__all__ = [
+    "baselines_dir",
+    "pytest_addoption",
+    "pytest_cmdline_main",
+    "pytest_configure",
+    "pytest_unconfigure",
+    "shipped_baseline",
+]
 
 PLUGIN: Final = "stspec_conformance.plugin"
 _PACKAGE: Final = Path(__file__).resolve().parent
@@ -64,3 +72,18 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.baseline = shipped_baseline(baseline)
     # import_plugin registers it once (a checkout's conftest may have already)
     config.pluginmanager.import_plugin(PLUGIN)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> int | None:
+    """With ``--in-process``, run the suite as a watched child (see :mod:`._watch`)."""
+    if not config.getoption("impl") and not targets_suite(config):
+        return None
+    return _watch.watch(config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """In a watched child, record that pytest ended the run itself."""
+    if not hasattr(config, "workerinput"):
+        _watch.finished()

@@ -6,6 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, BinaryIO, Literal
 
+from stspec.audit.terminal import escape
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -256,6 +258,8 @@ class Outcome:
         self.message = printable(self.message)
         self.exception = printable(self.exception)
         self.crash = printable(self.crash)
+        if self.rule is not None:
+            self.rule = printable(self.rule)
 
     @property
     def failed_hard(self) -> bool:
@@ -275,13 +279,17 @@ class Outcome:
 
 
 def printable(text: str) -> str:
-    """``text`` with lone surrogates written as backslash escapes.
+    r"""``text`` with every character that is not printable written as an escape.
 
-    An implementation's message may hold them (a rejection quoting a tensor
-    name it decoded from a JSON escape of one); they cannot be encoded as UTF-8,
-    so a report, a junit file or xdist's channel would fail on them.
+    An implementation's message may hold lone surrogates (a rejection quoting
+    a tensor name it decoded from a JSON escape of one), which cannot be
+    encoded as UTF-8, and terminal controls: an ESC sequence, a bidi override
+    (U+202E) or a line break that starts a line of its own (``SCORE 415/415``)
+    would make a report show something else than it holds.  So they are
+    written ``\x1b``, ``\u202e``, ``\x0a``, as ``stspec check`` writes
+    untrusted names; printable text (名前) is kept.
     """
-    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return escape(text)
 
 
 def _short(value: object) -> str:

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any, Final
 
 from stspec_conformance import SUITE_VERSION
+from stspec_conformance._model import printable
 from stspec_conformance._score import (
     GROUP_LABEL,
     KIND_LABEL,
@@ -151,8 +152,8 @@ def write_json(path: Path, state: SuiteState) -> None:
     data = {
         "suite_version": SUITE_VERSION,
         "implementation": {
-            "name": state.adapter.name,
-            "version": state.adapter.version,
+            "name": printable(state.adapter.name),
+            "version": printable(state.adapter.version),
             "kind": state.adapter.kind,
             "capabilities": state.adapter.capabilities.as_json(),
         },
@@ -186,6 +187,27 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+# What Markdown or GitHub's HTML would read as markup in a table cell: a tag,
+# an entity, a link, a code span.  Untrusted text is written as plain text.
+_MARKUP: Final = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        "[": "\\[",
+        "]": "\\]",
+        "`": "\\`",
+        "|": "\\|",
+        "\\": "\\\\",
+    }
+)
+
+
+def _text(text: str) -> str:
+    """Untrusted text (an implementation's message or name) as a plain cell."""
+    return " ".join(printable(text).translate(_MARKUP).split())
+
+
 def _rule_table(title: str, rules: dict[str, list[str]]) -> list[str]:
     lines = ["", f"### {title}", "", "| rule | tests | cases |", "|---|---:|---|"]
     for rule, cases in rules.items():
@@ -197,7 +219,7 @@ def _rule_table(title: str, rules: dict[str, list[str]]) -> list[str]:
 def write_md(path: Path, state: SuiteState) -> None:
     """A Markdown summary: scores, wrong verdicts by rule, failures, i_ outcomes."""
     summary = summarise(state)
-    lines = [f"## safetensors conformance: {state.adapter.label()}", ""]
+    lines = [f"## safetensors conformance: {_text(state.adapter.label())}", ""]
     lines += [f"> **Warning:** {w}" for w in warnings_of(summary)]
     lines += [f"> **Declaration hint:** {h}" for h in summary.hints]
     lines += [
@@ -239,7 +261,7 @@ def write_md(path: Path, state: SuiteState) -> None:
         for record in failures:
             lines.append(
                 f"| `{record.name}` | {record.result} | {failure_kind(record)} "
-                f"| {_cell(record.message)} |"
+                f"| {_text(record.message)} |"
             )
     if summary.tolerated:
         lines += [

@@ -598,3 +598,51 @@ def test_the_clean_up_never_follows_a_symlink_out_of_the_staging_folder(
     assert run.test("test_must_accept[y_arith_zero_first]")["result"] == "passed"
     assert [oct(f.stat().st_mode & 0o777) for f in folders] == ["0o755"] * 3
     assert sorted(p.name for p in private.iterdir()) == [], run.output[-2000:]
+
+
+# --- 8. the reports ------------------------------------------------------------------
+
+HOSTILE_REASON = (
+    "\x1b[32mok\x1b[0m \u202eevil\nSCORE 415/415 100.0% - all passed "
+    "</td></tr></table><img src=x onerror=alert(1)> [click](javascript:alert(1)) `x`"
+)
+
+
+def test_an_implementations_text_reaches_no_report_raw(tmp_path: Path) -> None:
+    script = tmp_path / "hostile_reason.py"
+    script.write_text(
+        textwrap.dedent(
+            f"""
+            import json, sys
+            if sys.argv[-1] == "--describe":
+                print(json.dumps({{"protocol": 2, "name": "x\\x1b[2Jname",
+                                   "version": "1"}}))
+                sys.exit(0)
+            print(json.dumps({{"result": "rejected", "reason": {HOSTILE_REASON!r}}}))
+            sys.exit(1)
+            """
+        ),
+        encoding="utf-8",
+    )
+    markdown = tmp_path / "report.md"
+    junit = tmp_path / "junit.xml"
+    run = run_suite(
+        f"cmd:{sys.executable} {script}",
+        "--no-smoke-gate",
+        "-k",
+        "y_arith_zero_first",
+        f"--report-md={markdown}",
+        f"--junitxml={junit}",
+        tmp_path=tmp_path,
+    )
+    assert run.test("test_must_accept[y_arith_zero_first]")["result"] == "failed"
+    report = json.dumps(run.report, ensure_ascii=False)
+    for text in (run.output, markdown.read_text(), junit.read_text(), report):
+        assert "\x1b" not in text
+        assert "\u202e" not in text
+        assert "\nSCORE 415/415" not in text
+    shown = markdown.read_text()
+    assert r"\\x1b\[32mok" in shown, shown  # renders as \x1b[32mok
+    for markup in ("<img", "</td>", "[click]", "`x`"):
+        assert markup not in shown, shown
+    assert "&lt;img src=x" in shown

@@ -213,3 +213,23 @@ def test_a_malformed_outcome_says_what_differed(
 def test_a_message_that_is_not_a_json_object_is_refused(payload: bytes) -> None:
     with pytest.raises(WireError):
         decode(payload)
+
+
+def test_an_in_process_run_the_implementation_ends_is_not_green(
+    tmp_path: Path,
+) -> None:
+    adapter = tmp_path / "ends_pytest.py"
+    adapter.write_text(
+        "import os\n\n\ndef load(path):\n    os._exit(0)\n", encoding="utf-8"
+    )
+    run = run_suite(
+        str(adapter), "--in-process", "-k", "y_arith_zero", tmp_path=tmp_path
+    )
+    assert run.returncode == 3, run.output[-3000:]
+    assert "ended with exit status 0 before pytest finished it" in run.output
+    # an honest in-process run keeps its own status
+    honest = run_suite(
+        "reference", "--in-process", "-k", "y_arith_zero_first", tmp_path=tmp_path
+    )
+    assert honest.returncode == 0, honest.output[-3000:]
+    assert "finished it" not in honest.output

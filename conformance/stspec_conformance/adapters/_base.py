@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 import stspec
 from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._limits import Limits
-from stspec_conformance._model import Content, Outcome, Status, TensorDigest
+from stspec_conformance._model import (
+    Content,
+    Outcome,
+    Status,
+    TensorDigest,
+    printable,
+)
 
 if TYPE_CHECKING:
     from types import FrameType
@@ -90,8 +96,8 @@ class Adapter(ABC):
         printer.text(repr(self))
 
     def label(self) -> str:
-        """``name version (kind)`` for the report header."""
-        return f"{self.name} {self.version} ({self.kind})"
+        """``name version (kind)`` for the report header (the name escaped)."""
+        return f"{printable(self.name)} {printable(self.version)} ({self.kind})"
 
 
 def _status_kib(field: str) -> int | None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from stspec_conformance import _outcomes, _staging
+from stspec_conformance import _outcomes, _staging, _variants
 from stspec_conformance._limits import Limits
 from stspec_conformance._model import Content, Outcome, TensorDigest, window_digests
 from stspec_conformance._results import DIFFERS_PROPERTY, differs_in
@@ -30,13 +30,16 @@ def attempt(
     node: pytest.Item | None = None,
     measure_memory: MemoryMode = None,
     case: Mapping[str, Any] | None = None,
+    seed: str = "",
 ) -> Outcome:
     """Load a private copy of ``path``; record the outcome on the test item.
 
     With a committed ``case``, the file is first checked against the
     manifest: a corpus file that changed during the run ends it (exit 3),
-    never blaming the implementation.
+    never blaming the implementation; then the implementation gets this
+    run's variant of it (:mod:`._variants`, with ``seed``).
     """
+    source: Path | bytes = path
     if case is not None and "file" in case:
         why = _staging.damage(path, case)
         if why:
@@ -46,8 +49,10 @@ def attempt(
                 "(git checkout corpus/files, or regenerate the corpus)",
                 returncode=pytest.ExitCode.INTERNAL_ERROR,
             )
+        if seed:
+            source = _variants.variant(case, path, seed) or path
     outcome = _staging.attempt_load(
-        impl, path, timeout=timeout, measure_memory=measure_memory
+        impl, source, timeout=timeout, measure_memory=measure_memory
     )
     if node is not None:
         outcome.details["item"] = node  # later checks record their verdict on it

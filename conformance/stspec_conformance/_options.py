@@ -70,10 +70,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_TIMEOUT:g})",
     )
     group.addoption(
+        "--corpus-seed",
+        default=None,
+        help="the seed of this run's corpus variants (each committed file is "
+        "handed over with run-chosen padding, so its verdict cannot be looked "
+        "up by digest); the report header shows it as STSPEC_CORPUS_SEED, and "
+        "giving it again repeats a run's bytes",
+    )
+    group.addoption(
         "--in-process",
         action="store_true",
         help="run a Python implementation in pytest's own process instead of a "
-        "killable worker (for a debugger; a segfault then ends the run)",
+        "killable worker (for a debugger; a segfault then ends the run); the run "
+        "goes on in a watched child, so one the implementation ends (os._exit) "
+        "exits 3, never 0",
     )
     group.addoption(
         "--no-smoke-gate",

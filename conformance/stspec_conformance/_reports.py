@@ -158,6 +158,7 @@ def write_json(path: Path, state: SuiteState) -> None:
             "capabilities": state.adapter.capabilities.as_json(),
         },
         "corpus": str(state.corpus.directory),
+        "corpus_seed": state.corpus_seed,
         "summary": {
             "groups": {
                 g: _score_json(s) for g, s in summary.groups.items() if s.counted

@@ -55,6 +55,7 @@ class SuiteState:
     timeout: float
     memory_budget: int
     check_rules: bool
+    corpus_seed: str = ""  # the run's corpus variants (see _variants)
     baseline: dict[str, str] | None = None
     baseline_path: str | None = None
     previous_profile: str | None = None

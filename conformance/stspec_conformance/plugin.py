@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final
 import pytest
 from hypothesis import settings
 
-from stspec_conformance import SUITE_VERSION, _profiles, _smoke
+from stspec_conformance import SUITE_VERSION, _profiles, _smoke, _variants
 from stspec_conformance._baseline import apply_baseline, read_baseline, write_baseline
 from stspec_conformance._collect import (
     in_suite,
@@ -122,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
         timeout=config.getoption("case_timeout"),
         memory_budget=config.getoption("memory_budget") * MIB,
         check_rules=config.getoption("check_rules"),
+        corpus_seed=_variants.seed(config.getoption("corpus_seed")),
     )
     baseline = config.getoption("baseline")
     if baseline:

@@ -8,6 +8,7 @@ the checkout's.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shutil
@@ -173,6 +174,45 @@ sys.exit(main())
 """
 
 HOLES = "n_layout_hole"  # faults json.loads cannot see
+
+
+# Looks the sha256 of its input up in the manifest the suite ships.
+LOOKUP = """
+import hashlib
+import stspec_corpus
+
+_manifest = json.load(open(os.path.join(stspec_corpus.default_dir(), "manifest.json")))
+_VERDICTS = {case["sha256"]: case["verdict"] for case in _manifest["cases"]
+             if "sha256" in case}
+
+
+def _told_invalid(path):
+    digest = hashlib.sha256(open(path, "rb").read()).hexdigest()
+    return _VERDICTS.get(digest) == "invalid"
+"""
+
+
+def test_a_reader_looking_its_input_up_in_the_manifest_judges_nothing(
+    tmp_path: Path,
+) -> None:
+    # Each run pads every committed header a little (its verdict, rules and
+    # content unchanged), so no digest of the shipped manifest matches.
+    source = CHEAT[: CHEAT.index("def _told_invalid")] + LOOKUP
+    source += CHEAT[CHEAT.index("def load(path):") :]
+    impl = _adapter(tmp_path, "lookup", source)
+    run = run_suite(str(impl), "-k", HOLES, tmp_path=tmp_path)
+    rejects = [t for t in run.results if t.startswith("test_must_reject[")]
+    assert len(rejects) >= 5, run.output[-3000:]
+    # (the cases about padding and alignment are handed over as committed)
+    accepted = [t for t in rejects if run.test(t)["outcome"] == "accepted"]
+    assert len(accepted) > len(rejects) // 2, run.output[-3000:]
+    assert run.report["corpus_seed"]
+    # the same reader on the committed bytes would have rejected them all
+    corpus = ROOT / "corpus"
+    digests = {c.get("sha256") for c in load_corpus(corpus).cases}
+    holes = list((corpus / "files").glob(f"{HOLES}*.safetensors"))
+    assert holes
+    assert all(hashlib.sha256(f.read_bytes()).hexdigest() in digests for f in holes)
 
 
 @pytest.mark.parametrize("form", ["isolated", "command"])

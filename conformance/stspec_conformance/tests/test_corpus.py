@@ -40,6 +40,7 @@ def _load(
         node=request.node,
         measure_memory="tracemalloc" if invalid else _checks.memory_mode(path),
         case=case,
+        seed=suite.corpus_seed,
     )
     return path, outcome
 

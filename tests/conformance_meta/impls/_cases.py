@@ -1,8 +1,9 @@
 """Which corpus case a file is, by its bytes (the suite hides names from readers).
 
 The test implementations misbehave on chosen cases; the suite hands them a
-private copy called ``input.safetensors``, so they recognise a case by the
-size and sha256 the manifest gives for it.
+private copy called ``input.safetensors``, with the run's padding after the
+header (stspec_conformance._variants), so they recognise a case by the size
+and sha256 the manifest gives for it once that padding is taken off.
 """
 
 from __future__ import annotations
@@ -26,18 +27,43 @@ def _by_size() -> dict[int, list[tuple[str, str]]]:
     return found
 
 
+def _unpadded(data: bytes) -> list[bytes]:
+    """``data`` and each form of it with 8, 16, ... trailing header spaces removed."""
+    forms = [data]
+    if len(data) < 8:
+        return forms
+    stated = int.from_bytes(data[:8], "little")
+    end = 8 + stated
+    if end > len(data):
+        return forms
+    for extra in range(8, min(stated, 512) + 1, 8):
+        if data[end - extra : end] != b" " * extra:
+            break
+        forms.append(
+            (stated - extra).to_bytes(8, "little") + data[8 : end - extra] + data[end:]
+        )
+    return forms
+
+
 def is_case(path: str, suffix: str) -> bool:
     """Whether ``path`` holds a case whose ``ID.safetensors`` ends with ``suffix``."""
     if path.endswith(suffix):
         return True
     size = Path(path).stat().st_size
-    named = [
-        (i, d)
-        for i, d in _by_size().get(size, [])
-        if f"{i}.safetensors".endswith(suffix)
-    ]
-    if not named:
-        return False
-    with Path(path).open("rb") as file:
-        digest = hashlib.file_digest(file, "sha256").hexdigest()
-    return any(d == digest for _, d in named)
+    sizes = {size - extra for extra in range(0, 513, 8)}
+    if not any(
+        f"{i}.safetensors".endswith(suffix)
+        for known in sizes
+        for i, _ in _by_size().get(known, [])
+    ):
+        return False  # not even the size fits (and a 4 GiB case is never read)
+    data = Path(path).read_bytes()
+    for form in _unpadded(data):
+        named = [
+            d
+            for i, d in _by_size().get(len(form), [])
+            if f"{i}.safetensors".endswith(suffix)
+        ]
+        if named and hashlib.sha256(form).hexdigest() in named:
+            return True
+    return False

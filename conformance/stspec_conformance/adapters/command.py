@@ -75,7 +75,12 @@ from stspec_conformance._model import (
 )
 from stspec_conformance._protocol import Message, problems
 from stspec_conformance.adapters._base import Adapter, MemoryMode, RawTensors
-from stspec_conformance.adapters._capture import collect, exited, stdout_cap
+from stspec_conformance.adapters._capture import (
+    Captured,
+    collect,
+    exited,
+    stdout_cap,
+)
 from stspec_conformance.adapters._launch import Launch, launch
 from stspec_conformance.adapters._process import (
     become_subreaper,
@@ -116,6 +121,8 @@ STDOUT_SHOWN: Final = 200
 # execs, Linux counts the suite's pages in it, forked or vforked (and it
 # allocates a little).
 _FORK_MARGIN: Final = 16 * 1024 * 1024
+# How long a program whose pipes closed gets to finish exiting.
+_EXIT_SECONDS: Final = 2.0
 # How often the resident memory of a running program is sampled.
 SAMPLE_SECONDS: Final = 0.01
 
@@ -162,6 +169,13 @@ class _Reaped(subprocess.Popen[bytes]):
         if pid == self.pid:
             self.max_rss_kib = usage.ru_maxrss
         return pid, status
+
+
+def _await_exit(pid: int, seconds: float) -> None:
+    """Wait up to ``seconds`` for ``pid`` to exit (it is not reaped)."""
+    deadline = time.monotonic() + seconds
+    while not exited(pid) and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def _children_cpu() -> float:
@@ -297,6 +311,7 @@ class CommandAdapter(Adapter):
                 # from outside: the program cannot lower it (see _Run.own_peak)
                 sampled[0] = max(sampled[0], tree_rss_kib(process.pid) or 0)
 
+            captured: Captured | None = None
             try:
                 captured = collect(
                     process,
@@ -308,6 +323,12 @@ class CommandAdapter(Adapter):
                     tick=SAMPLE_SECONDS,
                 )
             finally:
+                if captured is not None and not (
+                    captured.timed_out or captured.overflow
+                ):
+                    # its pipes closed as it exits: let the exit finish, so
+                    # what it left in its group is named, not killed unseen
+                    _await_exit(process.pid, _EXIT_SECONDS)
                 # not poll(): it reaps without the rusage wait() keeps
                 stopped = not exited(process.pid)
                 if stopped:

@@ -62,6 +62,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             wait=args.wait,
             whole_models=args.whole_models,
             fail_unchecked_weights=args.fail_unchecked_weights,
+            deadline=args.deadline,
+            max_transfer=args.max_transfer,
+            sha256=tuple(args.sha256),
+            manifests=tuple(args.manifest),
+            hash=args.hash,
         )
         try:
             return audit(args.paths, options)
@@ -109,7 +114,11 @@ def parser() -> argparse.ArgumentParser:
         "paths",
         nargs="+",
         metavar="PATH",
-        help="a file, a folder, an index (*.safetensors.index.json), or - for stdin",
+        help="a file, a folder, an index (*.safetensors.index.json), - for "
+        "stdin, an https:// URL of a file or an index, or "
+        "hf://ORG/REPO[@REVISION][/PATH] (a Hugging Face Hub repository, "
+        "HF_ENDPOINT if set); remote files are checked from their headers, "
+        "read with Range requests, without downloading tensor bytes",
     )
     check.add_argument(
         "--all", action="store_true", help="list every violation, not the first"
@@ -139,7 +148,26 @@ def parser() -> argparse.ArgumentParser:
         help="processes to check files with (default: one per CPU for 64 files "
         "or more, else one)",
     )
-    _wait_option(check, "give up on a pipe or FIFO that sends nothing for this long")
+    _wait_option(
+        check,
+        "give up on a pipe, a FIFO or a server that sends nothing for this long "
+        "(also the time to connect)",
+    )
+    check.add_argument(
+        "--deadline",
+        type=_seconds,
+        default=600.0,
+        metavar="SECONDS",
+        help="give up on remote files after this long in all (default 600)",
+    )
+    check.add_argument(
+        "--max-transfer",
+        type=_positive_int,
+        default=1 << 30,
+        metavar="BYTES",
+        help="give up on remote files after reading this many bytes in all "
+        "(default 1073741824, 1 GiB)",
+    )
     check.add_argument(
         "--whole-models",
         action="store_true",
@@ -154,6 +182,28 @@ def parser() -> argparse.ArgumentParser:
         help="exit 1 when a folder holds files that are not checked but look "
         "like model weights in another format (a pickle, a ZIP archive such as "
         "a PyTorch .bin, a GGUF file); they are always named, also under -q",
+    )
+    check.add_argument(
+        "--sha256",
+        action="append",
+        default=[],
+        metavar="FILE=HEX",
+        help="integrity, not validity: FILE must have this SHA-256 (exit 1 if "
+        "not); for a remote file, the Hub's LFS record is compared",
+    )
+    check.add_argument(
+        "--manifest",
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="integrity: the SHA-256 of each file listed in FILE, in the format "
+        "sha256sum writes ('HEX  NAME', names relative to FILE's folder)",
+    )
+    check.add_argument(
+        "--hash",
+        action="store_true",
+        help="print the SHA-256 of every file checked (a local file is read once, "
+        "whole; a remote one shows the Hub's LFS record)",
     )
     inspect = commands.add_parser(
         "inspect",

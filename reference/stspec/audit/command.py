@@ -25,12 +25,15 @@ from stspec.rules import MAX_HEADER_SIZE
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
     from typing import Final, NamedTuple
 
     from stspec.audit.inputs import Inputs, Refused
+    from stspec.audit.integrity import Digest
+    from stspec.audit.remote import Fetched, Session
     from stspec.audit.shards import Finding, Holdings, Index
     from stspec.audit.sniff import Format
+
 else:
     from stspec.record import NamedTuple
 
@@ -59,6 +62,11 @@ class Options(NamedTuple):
     wait: float = 60.0
     whole_models: bool = False  # a file brings the indexes in its folder
     fail_unchecked_weights: bool = False
+    deadline: float = 600.0  # seconds for everything read over the network
+    max_transfer: int = 1 << 30  # bytes read over the network, per run
+    sha256: tuple[str, ...] = ()  # FILE=HEX: the digest a file must have
+    manifests: tuple[str, ...] = ()  # sha256sum files of digests
+    hash: bool = False  # report every file's digest
 
 
 class _Model:
@@ -103,15 +111,22 @@ class _Model:
 def audit(paths: list[str], options: Options) -> int:
     """Run ``stspec check`` on ``paths`` and return the exit status."""
     with contextlib.ExitStack() as scratch:
+        session = _session(paths, options, scratch)
         inputs = gather(
             paths,
             wait=options.wait,
             scratch=scratch,
             whole_models=options.whole_models,
+            remote=None if session is None else _remote(session, scratch),
         )
+        # shown name (the URL) -> what was read of it
+        remote = {t.shown: t.remote for t in inputs.targets if t.remote is not None}
         # Judged before any file is checked: a log that cannot be written, or
         # would destroy a model, must not cost a whole run first.
         if not _sarif_writable(options.sarif, paths, inputs.targets):
+            return TROUBLE
+        expected = _expected(options)
+        if expected is None:
             return TROUBLE
         status = VALID
         for refused in inputs.refused:
@@ -126,10 +141,8 @@ def audit(paths: list[str], options: Options) -> int:
         ):
             results[task.path] = result
             status = max(status, _outcome(result))
-            quiet = options.quiet and result.verdict == "valid"
-            if not options.as_json and not quiet:
-                meter.clear()  # the progress line stays unless a result replaces it
-                _print_file(result, options)
+            if not options.as_json:
+                _show_file(result, options, remote.get(result.shown), meter)
         for model in models:
             _check_model(model, results)
             status = max(status, VALID if model.valid else INVALID)
@@ -137,7 +150,195 @@ def audit(paths: list[str], options: Options) -> int:
                 _print_model(model, options)
         ordered = [results[task.path] for task in tasks]
         inputs.skipped = _unchecked(inputs.skipped, tasks)
-        return max(status, _finish(ordered, models, inputs, options))
+        extra = _Extra(remote, {})
+        status = max(status, _integrity(inputs.targets, expected, extra, options))
+        if session is not None:
+            extra.document["transferred"] = session.transferred
+            if not options.as_json and not options.quiet:
+                out(_transfer_line(remote, session.transferred))
+        return max(status, _finish(ordered, models, inputs, options, extra))
+
+
+class _Extra(NamedTuple):
+    """What remote files and integrity add to the report."""
+
+    remote: dict[str, Fetched]  # shown name (the URL) -> what was read of it
+    document: dict[str, object]  # keys added to the JSON document
+
+
+def _integrity(
+    targets: list[Target], expected: dict[str, str], extra: _Extra, options: Options
+) -> int:
+    """Compare and report digests (--sha256, --manifest, --hash)."""
+    digests = _digests(targets, expected, extra.remote, every=options.hash)
+    status = VALID
+    for found in digests:
+        if not options.as_json:
+            _print_digest(found)
+        status = max(status, _digest_outcome(found))
+    if digests:
+        extra.document["integrity"] = [found.as_dict() for found in digests]
+    return status
+
+
+def _session(
+    paths: list[str], options: Options, scratch: contextlib.ExitStack
+) -> Session | None:
+    """Make what reads URLs and hf:// arguments, if any is given (else None)."""
+    if not any(
+        path.lower().startswith(("https://", "http://", "hf://")) for path in paths
+    ):
+        return None
+    from stspec.audit.remote import Session  # noqa: PLC0415 - remote runs only
+
+    return scratch.enter_context(
+        Session(
+            wait=options.wait,
+            deadline=options.deadline,
+            max_bytes=options.max_transfer,
+            jobs=options.jobs or 8,
+        )
+    )
+
+
+def _remote(
+    session: Session, scratch: contextlib.ExitStack
+) -> Callable[[str], tuple[list[Target], list[str]]]:
+    from stspec.audit.standins import remote_targets  # noqa: PLC0415 - remote only
+
+    def resolve(argument: str) -> tuple[list[Target], list[str]]:
+        return remote_targets(argument, session=session, scratch=scratch)
+
+    return resolve
+
+
+def _expected(options: Options) -> dict[str, str] | None:
+    """File -> the SHA-256 it must have; None after saying why one is unusable."""
+    if not options.sha256 and not options.manifests:
+        return {}
+    from stspec.audit.integrity import (  # noqa: PLC0415 - integrity runs only
+        IntegrityError,
+        pinned,
+        read_manifest,
+    )
+
+    expected: dict[str, str] = {}
+    try:
+        for manifest in options.manifests:
+            expected.update(read_manifest(manifest))
+        for argument in options.sha256:
+            file, hexdigest = pinned(argument)
+            expected[file] = hexdigest
+    except IntegrityError as exc:
+        complain(str(exc))
+        return None
+    return expected
+
+
+def _digests(
+    targets: list[Target],
+    expected: dict[str, str],
+    remote: dict[str, Fetched],
+    *,
+    every: bool,
+) -> list[Digest]:
+    """Each file's SHA-256 against the one expected; every file's under --hash."""
+    if not expected and not every:
+        return []
+    from stspec.audit.integrity import Digest, digest  # noqa: PLC0415
+
+    found: list[Digest] = []
+    done = set()
+    for file, hexdigest in expected.items():
+        if file in remote or file.lower().startswith(("https://", "http://", "hf://")):
+            found.append(_remote_digest(file, remote.get(file), hexdigest))
+        else:
+            found.append(digest(file, file, hexdigest))
+        done.add(os.path.normpath(file))
+    for target in targets if every else ():
+        if target.refused is not None or os.path.normpath(target.shown) in done:
+            continue
+        if target.remote is not None:
+            found.append(_remote_digest(target.shown, target.remote, None))
+        elif target.path != target.shown and not target.index:
+            # A pipe, stdin, or a remote file's stand-in: only its header is
+            # here (a remote index is copied whole, and hashed below).
+            found.append(
+                Digest(target.shown, None, error="a stream: its bytes were not kept")
+            )
+        else:
+            found.append(digest(target.path, target.shown))
+    return found
+
+
+def _remote_digest(file: str, fetched: Fetched | None, wanted: str | None) -> Digest:
+    from stspec.audit.integrity import Digest  # noqa: PLC0415
+
+    if fetched is None:
+        return Digest(file, None, wanted, error="not among the remote files checked")
+    if fetched.sha256 is None:
+        return Digest(
+            file,
+            None,
+            wanted,
+            error="the server records no SHA-256 for it (the Hub does for LFS "
+            "files), and its bytes are not downloaded",
+        )
+    return Digest(file, fetched.sha256, wanted, source="hub")
+
+
+def _print_digest(found: Digest) -> None:
+    shown = file_name(found.file)
+    claim = (
+        " (the Hub's LFS record, not computed here)" if found.source == "hub" else ""
+    )
+    if found.sha256 is None:
+        out(f"{shown}: integrity not checked: {found.error}")
+    elif found.matches is None:
+        out(f"{shown}: sha256 {found.sha256}{claim}")
+    elif found.matches:
+        out(f"{shown}: integrity: sha256 matches{claim}")
+    else:
+        out(
+            f"{shown}: integrity: sha256 mismatch: expected {found.expected}, "
+            f"got {found.sha256}{claim}"
+        )
+
+
+def _digest_outcome(found: Digest) -> int:
+    if found.sha256 is None:
+        return TROUBLE
+    return INVALID if found.matches is False else VALID
+
+
+def _remote_line(fetched: Fetched) -> str:
+    shown = file_name(fetched.url)
+    line = (
+        f"{shown}: header only, tensor bytes not read ({fetched.transferred:,} of "
+        f"{fetched.length:,} bytes transferred)"
+    )
+    if fetched.sha256 is not None:
+        line += f"; sha256 {fetched.sha256} (the Hub's LFS record)"
+    return line
+
+
+def _transfer_line(remote: dict[str, Fetched], transferred: int) -> str:
+    line = f"transferred: {transferred:,} bytes (file lists and indexes included)"
+    total = sum(fetched.length for fetched in remote.values())
+    if total:
+        files = count(len(remote), "remote file")
+        line += f", {transferred / total:.3%} of the {total:,} bytes of {files}"
+    return line
+
+
+def _remote_report(fetched: Fetched) -> dict[str, object]:
+    return {
+        "url": fetched.url,
+        "length": fetched.length,
+        "transferred": fetched.transferred,
+        "tensor_bytes_read": False,
+        "lfs_sha256": fetched.sha256,
+    }
 
 
 def _unchecked(
@@ -162,7 +363,11 @@ def _unchecked(
 
 
 def _finish(
-    results: list[FileResult], models: list[_Model], inputs: Inputs, options: Options
+    results: list[FileResult],
+    models: list[_Model],
+    inputs: Inputs,
+    options: Options,
+    extra: _Extra,
 ) -> int:
     """Report what folders held besides, then the JSON and SARIF forms."""
     status = VALID
@@ -171,6 +376,12 @@ def _finish(
         status = INVALID
     if options.as_json:
         document = _document(results, models, inputs.skipped, inputs.refused)
+        files = document["files"]
+        assert isinstance(files, list)  # noqa: S101 - _document makes a list
+        for result, report in zip(results, files, strict=False):
+            if result.shown in extra.remote:
+                report["remote"] = _remote_report(extra.remote[result.shown])
+        document.update(extra.document)
         document["unchecked_weights"] = {
             folder: [{"file": name, "format": found.key} for name, found in files]
             for folder, files in weights.items()
@@ -205,6 +416,8 @@ def _weights(skipped: dict[str, list[str]]) -> dict[str, list[tuple[str, Format]
 
     weights: dict[str, list[tuple[str, Format]]] = {}
     for folder, names in skipped.items():
+        if folder.lower().startswith(("https://", "http://", "hf://")):
+            continue  # a repository's files: only their names are known
         for name in names:
             path = os.path.join(folder, name)  # noqa: PTH118 - a plain path string
             try:
@@ -340,6 +553,18 @@ def _check_model(model: _Model, results: dict[str, FileResult]) -> None:
 
 
 # Text --------------------------------------------------------------------
+
+
+def _show_file(
+    result: FileResult, options: Options, fetched: Fetched | None, meter: Progress
+) -> None:
+    """Print a file's lines, unless it is valid and --quiet is given."""
+    if options.quiet and result.verdict == "valid":
+        return
+    meter.clear()  # the progress line stays unless a result replaces it
+    _print_file(result, options)
+    if fetched is not None:
+        out(_remote_line(fetched))
 
 
 def _print_file(result: FileResult, options: Options) -> None:

@@ -23,7 +23,10 @@ from stspec.rules import MAX_HEADER_SIZE
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import contextlib
+    from collections.abc import Callable
     from typing import Final, NamedTuple
+
+    from stspec.audit.remote import Fetched
 else:
     from stspec.record import NamedTuple
 
@@ -47,7 +50,7 @@ class Target:
     """
 
     # A plain class: a NamedTuple field may not be called "index".
-    __slots__ = ("index", "path", "refused", "shown")
+    __slots__ = ("index", "path", "refused", "remote", "shown")
 
     def __init__(
         self,
@@ -61,6 +64,7 @@ class Target:
         self.shown = shown
         self.index = index  # a sharded checkpoint's index file
         self.refused = refused
+        self.remote: Fetched | None = None  # a stand-in for a remote file
 
 
 class Refused(NamedTuple):
@@ -88,8 +92,12 @@ def gather(
     wait: float,
     scratch: contextlib.ExitStack,
     whole_models: bool = False,
+    remote: Callable[[str], tuple[list[Target], list[str]]] | None = None,
 ) -> Inputs:
     """Resolve every argument; copies of streams live as long as ``scratch``.
+
+    ``remote``: what turns a URL or ``hf://`` argument into targets and the
+    names it skipped (standins.py); without it, they are local file names.
 
     ``whole_models``: a file named as an argument also brings the index files
     beside it (in its folder, not below), so that the models they describe
@@ -106,7 +114,10 @@ def gather(
             found.targets.append(target)
 
     for argument in arguments:
-        result = _resolve(argument, wait=wait, scratch=scratch, found=found)
+        if remote is not None and _is_remote(argument):
+            result = _remote(argument, remote, found)
+        else:
+            result = _resolve(argument, wait=wait, scratch=scratch, found=found)
         if isinstance(result, Refused):
             found.refused.append(result)
         else:
@@ -119,6 +130,26 @@ def gather(
                     for index in _indexes_beside(folder, found):
                         add(index)
     return found
+
+
+def _is_remote(argument: str) -> bool:
+    return argument.lower().startswith(("https://", "http://", "hf://"))
+
+
+def _remote(
+    argument: str,
+    remote: Callable[[str], tuple[list[Target], list[str]]],
+    found: Inputs,
+) -> Refused | list[Target]:
+    from stspec.audit.remote import RemoteError  # noqa: PLC0415 - remote runs only
+
+    try:
+        targets, skipped = remote(argument)
+    except RemoteError as exc:
+        return Refused(argument, exc.strerror or str(exc))
+    if skipped:
+        found.skipped[argument] = skipped
+    return targets
 
 
 def _is_file_argument(argument: str, targets: list[Target]) -> bool:

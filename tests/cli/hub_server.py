@@ -1,0 +1,311 @@
+"""A Hugging Face Hub on 127.0.0.1: repositories served from local folders.
+
+What ``stspec check hf://...`` and URL arguments are tested (and benchmarked)
+against, a real HTTP server with the Hub's routes:
+
+* ``GET /api/models/ORG/NAME/revision/REV?blobs=true``: the repository's
+  files as the Hub lists them (``siblings``: ``rfilename``, ``size``, and
+  ``lfs.sha256`` for each ``*.safetensors`` file);
+* ``GET|HEAD /ORG/NAME/resolve/REV/PATH``: a 302 to ``/cdn/ORG/NAME/PATH``,
+  with the Hub's ``X-Repo-Commit``, ``X-Linked-Etag`` and ``X-Linked-Size``;
+* ``GET|HEAD /cdn/ORG/NAME/PATH``: the file, with Range semantics (206 with
+  ``Content-Range``; 416 with ``bytes */SIZE`` past the end).
+
+``mode`` makes the file answers hostile, one misbehaviour each (see
+``MODES``).  ``python tests/cli/hub_server.py FOLDER ORG/NAME`` serves one
+folder as one repository and prints the endpoint, for the how-to guide.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import re
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Final, Self
+
+__all__ = ["MODES", "HubServer"]
+
+_RANGE: Final = re.compile(r"bytes=(\d*)-(\d*)$")
+_COMMIT: Final = "0" * 40
+MODES: Final = (
+    "ignore-range",  # 200 and the whole file
+    "extra-bytes",  # 206, the right Content-Range, 100 bytes more than asked
+    "extra-unsized",  # 206 without Content-Length, more bytes than asked
+    "wrong-range",  # 206 whose Content-Range starts a byte late
+    "no-content-range",  # 206 without Content-Range
+    "gzip",  # Content-Encoding: gzip
+    "stall",  # headers, then nothing
+    "trickle",  # one byte every 0.2 s
+    "redirect-loop",  # 302 to itself
+    "redirect-chain",  # 302 to a new URL, for ever
+    "huge-length",  # Content-Range claims a 2**50-byte file
+    "short-body",  # closes before the announced bytes
+    "long-header",  # a 70 KB response header line
+    "many-headers",  # 200 response headers
+    "not-found",  # 404 for every file
+    "bad-name",  # the API lists ../escape.safetensors
+    "api-huge",  # the API announces a 1 TiB answer
+    "size-mismatch",  # the API lists each file a byte longer than it is
+)
+
+
+class HubServer:
+    """Serve ``repos`` (ORG/NAME -> folder) until closed; ``url`` is the endpoint."""
+
+    def __init__(self, repos: dict[str, Path]) -> None:
+        self.repos = repos
+        self.mode: str | None = None
+        self.sent = 0  # bytes of files sent
+        self.whole = 0  # bytes the served files hold, for a share
+        self._lock = threading.Lock()
+        self._digests: dict[Path, str] = {}
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        host, port = self._server.server_address[:2]
+        self.url = f"http://{host!s}:{port}"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def file(self, repo: str, path: str) -> Path | None:
+        folder = self.repos.get(repo)
+        if folder is None or not path or ".." in path.split("/"):
+            return None
+        found = folder / path
+        return found if found.is_file() else None
+
+    def siblings(self, repo: str) -> list[dict[str, object]]:
+        folder = self.repos[repo]
+        listed: list[dict[str, object]] = []
+        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+            size = file.stat().st_size
+            entry: dict[str, object] = {
+                "rfilename": file.relative_to(folder).as_posix(),
+                "size": size,
+            }
+            if file.name.endswith(".safetensors"):
+                entry["lfs"] = {
+                    "sha256": self.digest(file),
+                    "size": size,
+                    "pointerSize": 134,
+                }
+            listed.append(entry)
+        return listed
+
+    def digest(self, file: Path) -> str:
+        with self._lock:
+            if file not in self._digests:
+                with file.open("rb") as opened:
+                    self._digests[file] = hashlib.file_digest(
+                        opened, "sha256"
+                    ).hexdigest()
+            return self._digests[file]
+
+    def count(self, size: int) -> None:
+        with self._lock:
+            self.sent += size
+
+
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """Quiet: a client that hung up on a hostile answer is the point."""
+
+
+def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - routes
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as the Hub
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            """Quiet."""
+
+        def do_HEAD(self) -> None:
+            self._route(body=False)
+
+        def do_GET(self) -> None:
+            self._route(body=True)
+
+        def _route(self, *, body: bool) -> None:
+            split = urllib.parse.urlsplit(self.path)
+            path = urllib.parse.unquote(split.path)
+            parts = path.lstrip("/").split("/")
+            if (
+                parts[:2] == ["api", "models"]
+                and len(parts) >= 6
+                and parts[4] == "revision"
+            ):
+                self._api("/".join(parts[2:4]), body=body)
+            elif len(parts) >= 5 and parts[2] == "resolve":
+                repo, rest = "/".join(parts[:2]), "/".join(parts[4:])
+                self._resolve(repo, rest)
+            elif parts[0] == "cdn" and len(parts) >= 4:
+                self._file(
+                    "/".join(parts[1:3]), "/".join(parts[3:]), split.query, body=body
+                )
+            else:
+                self._empty(404)
+
+        def _empty(self, status: int, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _api(self, repo: str, *, body: bool) -> None:
+            if repo not in hub.repos:
+                self._empty(404)
+                return
+            siblings = hub.siblings(repo)
+            if hub.mode == "bad-name":
+                siblings.append({"rfilename": "../escape.safetensors", "size": 8})
+            if hub.mode == "size-mismatch":
+                for sibling in siblings:
+                    sibling["size"] = int(str(sibling["size"])) + 1
+            text = json.dumps({"id": repo, "sha": _COMMIT, "siblings": siblings})
+            data = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            announced = 1 << 40 if hub.mode == "api-huge" else len(data)
+            self.send_header("Content-Length", str(announced))
+            self.end_headers()
+            if body and hub.mode != "api-huge":
+                self.wfile.write(data)
+
+        def _resolve(self, repo: str, path: str) -> None:
+            file = hub.file(repo, path)
+            if file is None:
+                self._empty(404, {"X-Error-Code": "EntryNotFound"})
+                return
+            etag = f'"{hub.digest(file)}"'
+            self._empty(
+                302,
+                {
+                    "Location": f"/cdn/{repo}/{urllib.parse.quote(path)}",
+                    "X-Repo-Commit": _COMMIT,
+                    "X-Linked-Etag": etag,
+                    "X-Linked-Size": str(file.stat().st_size),
+                    "ETag": etag,
+                },
+            )
+
+        def _file(  # noqa: C901 - one branch per hostile mode
+            self, repo: str, path: str, query: str, *, body: bool
+        ) -> None:
+            mode = hub.mode
+            if mode == "not-found":
+                self._empty(404)
+                return
+            if mode == "redirect-loop":
+                self._empty(302, {"Location": self.path})
+                return
+            if mode == "redirect-chain":
+                step = int(urllib.parse.parse_qs(query).get("n", ["0"])[0]) + 1
+                target = f"/cdn/{repo}/{urllib.parse.quote(path)}?n={step}"
+                self._empty(302, {"Location": target})
+                return
+            file = hub.file(repo, path)
+            if file is None:
+                self._empty(404)
+                return
+            data = file.read_bytes()
+            size = len(data)
+            start, end, status = 0, size - 1, 200
+            asked = _RANGE.match(self.headers.get("Range", ""))
+            if asked and mode != "ignore-range":
+                found = _byte_range(asked[1], asked[2], size)
+                if found is None:
+                    self._empty(416, {"Content-Range": f"bytes */{size}"})
+                    return
+                start, end = found
+                status = 206
+            payload = data[start : end + 1]
+            headers = {"ETag": f'"{hub.digest(file)}"'}
+            if status == 206:
+                first = start + 1 if mode == "wrong-range" else start
+                length = 1 << 50 if mode == "huge-length" else size
+                headers["Content-Range"] = f"bytes {first}-{end}/{length}"
+                if mode == "no-content-range":
+                    del headers["Content-Range"]
+            if mode == "gzip":
+                headers["Content-Encoding"] = "gzip"
+            if mode in {"extra-bytes", "extra-unsized"}:
+                payload += b"\0" * 100
+            if mode == "long-header":
+                headers["X-Padding"] = "x" * 70_000
+            if mode == "many-headers":
+                headers.update({f"X-Extra-{n}": "1" for n in range(200)})
+            self.send_response(status)
+            for name, value in headers.items():
+                self.send_header(name, value)
+            if mode == "extra-unsized":
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            elif mode == "short-body":
+                self.send_header("Content-Length", str(len(payload)))
+                self.close_connection = True
+            else:
+                self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            if not body:
+                return
+            if mode == "stall":
+                self.wfile.flush()
+                time.sleep(30)
+                return
+            if mode == "trickle":
+                for byte in payload[:200]:
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+                    time.sleep(0.2)
+                return
+            if mode == "short-body":
+                self.wfile.write(payload[: len(payload) // 2])
+                return
+            self.wfile.write(payload)
+            hub.count(len(payload))
+
+    return Handler
+
+
+def _byte_range(first: str, last: str, size: int) -> tuple[int, int] | None:
+    """The inclusive bytes ``bytes=FIRST-LAST`` asks of a file (None: 416)."""
+    if not first:
+        if not last or int(last) == 0 or size == 0:
+            return None
+        return max(size - int(last), 0), size - 1
+    start = int(first)
+    if start >= size or (last and int(last) < start):
+        return None
+    return start, min(int(last), size - 1) if last else size - 1
+
+
+def _main(argv: list[str]) -> int:
+    if len(argv) != 2:
+        sys.stderr.write("usage: hub_server.py FOLDER ORG/NAME\n")
+        return 2
+    with HubServer({argv[1]: Path(argv[0])}) as hub:
+        sys.stdout.write(hub.url + "\n")
+        sys.stdout.flush()
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main(sys.argv[1:]))

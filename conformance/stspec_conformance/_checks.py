@@ -129,8 +129,14 @@ def must_reject(
         and outcome.rule not in rules
     ):
         said = outcome.rule or "no rule id"
+        why = ""
+        if outcome.rule in case.get("also_breaks", []):
+            why = (
+                f" ({said} is broken too, but SPEC 12.1's precedence sets it aside "
+                "for this file)"
+            )
         pytest.fail(
-            f"rejected, but classified as {said}; expected {' or '.join(rules)} "
+            f"rejected, but classified as {said}; expected {' or '.join(rules)}{why} "
             f"(error: {outcome.describe()}){_about(case, path)}",
             pytrace=False,
         )

@@ -130,14 +130,21 @@ def test_x_cases_are_judged_on_rejection_alone(tmp_path: Path) -> None:
         "--check-rules",
         "--no-smoke-gate",
         "-k",
-        "x_dtype_unknown_offsets_past_end or n_layout_bounds_end_near_u64_max",
+        "x_dtype_unknown_offsets_past_end or n_layout_bounds_end_near_u64_max "
+        "or n_layout_offsets_reversed_single",
         tmp_path=tmp_path,
     )
     assert run.returncode == 1, run.output[-3000:]
     assert run.results == {
         "test_must_reject[x_dtype_unknown_offsets_past_end]": "passed",
         "test_must_reject[n_layout_bounds_end_near_u64_max]": "failed",
+        "test_must_reject[n_layout_offsets_reversed_single]": "failed",
     }
     failed = run.test("test_must_reject[n_layout_bounds_end_near_u64_max]")
     assert failed["failure"] == "misclassified", failed
+    assert "precedence" not in failed["message"], failed
+    # SIZE-MATCH is in the reversed pair's also_breaks: the message says why
+    reversed_pair = run.test("test_must_reject[n_layout_offsets_reversed_single]")
+    assert reversed_pair["failure"] == "misclassified", reversed_pair
+    assert "precedence sets it aside" in reversed_pair["message"], reversed_pair
     assert "must reject (n_, x_)" in run.output

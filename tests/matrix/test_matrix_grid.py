@@ -1,0 +1,232 @@
+"""The interop grid with fake writers and readers: who is blamed for what."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from matrix import envs, grid
+from matrix.grid_requests import Request, dumps, requests
+
+import stspec
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+WRAPPERS = envs.REPO / "matrix" / "wrappers"
+Outcomes = dict[str, dict[str, str]]
+
+
+def _writer(name: str, save: Callable[[Path, Request], None]) -> grid.Writer:
+    def write(wanted: Sequence[Request], folder: Path) -> Outcomes:
+        for request in wanted:
+            save(folder / f"{request.name}.safetensors", request)
+        return {r.name: {"result": "written", "reason": ""} for r in wanted}
+
+    return grid.Writer(name, write)
+
+
+def _good(path: Path, request: Request) -> None:
+    stspec.write(path, dict(request.tensors), request.metadata)
+
+
+def _trailing_junk(path: Path, request: Request) -> None:
+    _good(path, request)
+    with path.open("ab") as out:
+        out.write(b"\0")  # one byte past the last tensor: LAYOUT-TRAILING
+
+
+def _flips_a_byte(path: Path, request: Request) -> None:
+    changed = {
+        name: (dtype, shape, bytes([data[0] ^ 1]) + data[1:] if data else data)
+        for name, (dtype, shape, data) in request.tensors.items()
+    }
+    stspec.write(path, changed, request.metadata)
+
+
+def _sha256(data: memoryview) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _answer(path: Path) -> dict[str, Any]:
+    with stspec.read(path) as st:
+        return {
+            "result": "accepted",
+            "metadata": st.metadata,
+            "tensors": {
+                name: [
+                    info.dtype,
+                    list(info.shape),
+                    _sha256(st.tensor_bytes(name)),
+                ]
+                for name, info in st.tensors.items()
+            },
+        }
+
+
+def _reader(
+    name: str, change: Callable[[dict[str, Any]], dict[str, Any]], **caps: Any
+) -> grid.Reader:
+    def read(paths: list[Path]) -> dict[str, dict[str, Any]]:
+        out = {}
+        for path in paths:
+            try:
+                answer = change(_answer(path))
+            except stspec.SafetensorsError as exc:
+                answer = {"result": "rejected", "error": str(exc)}
+            out[path.name.removesuffix(".safetensors")] = answer
+        return out
+
+    return grid.Reader(name, read, caps)
+
+
+def _reversed(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["tensors"] = dict(reversed(list(answer["tensors"].items())))
+    return answer
+
+
+def _no_metadata(answer: dict[str, Any]) -> dict[str, Any]:
+    answer["metadata"] = None
+    return answer
+
+
+def _no_f64(answer: dict[str, Any]) -> dict[str, Any]:
+    if any(t[0] == "F64" for t in answer["tensors"].values()):
+        return {"result": "rejected", "error": "F64 is not supported"}
+    return answer
+
+
+def _verdicts(result: dict[str, Any], writer: str, reader: str) -> dict[str, str]:
+    return {k: v["verdict"] for k, v in result["cells"][writer][reader].items()}
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    writers = [
+        _writer("good", _good),
+        _writer("junk", _trailing_junk),
+        _writer("flips", _flips_a_byte),
+    ]
+    readers = [
+        _reader("strict", lambda a: a),
+        _reader("reorders", _reversed),
+        _reader("drops-metadata", _no_metadata, metadata=True),
+        _reader("no-metadata-declared", _no_metadata, metadata=False),
+        _reader("no-f64-declared", _no_f64, read_dtypes=["F32", "U8"]),
+        _reader("no-f64", _no_f64),
+    ]
+    out = tmp_path_factory.mktemp("interop")
+    return grid.run_grid(writers, readers, out) | {"out": str(out)}
+
+
+def test_a_reader_that_lists_tensors_in_another_order_loads_the_same(
+    result: dict[str, Any],
+) -> None:
+    verdicts = _verdicts(result, "good", "reorders")
+    assert set(verdicts.values()) == {"same"}
+    assert len(verdicts) == len(requests())
+
+
+def test_a_writer_that_breaks_the_spec_is_at_fault_not_the_readers(
+    result: dict[str, Any],
+) -> None:
+    written = result["writers"]["junk"]
+    assert all("wrote an invalid file" in o["fault"] for o in written.values())
+    assert "[LAYOUT-TRAILING]" in written["one-u8"]["fault"]
+    for reader in result["readers"]:
+        assert set(_verdicts(result, "junk", reader).values()) == {"writer-fault"}
+
+
+def test_a_writer_that_writes_other_bytes_is_at_fault_and_readers_match_its_file(
+    result: dict[str, Any],
+) -> None:
+    fault = result["writers"]["flips"]["one-u8"]["fault"]
+    assert fault == "wrote something other than the request: 't' bytes differ"
+    # readers are compared with the file, not the request: they load it the same
+    assert _verdicts(result, "flips", "strict")["one-u8"] == "same"
+
+
+def test_dropped_metadata_is_a_difference_only_where_the_reader_reads_metadata(
+    result: dict[str, Any],
+) -> None:
+    cell = result["cells"]["good"]["drops-metadata"]["metadata"]
+    assert cell["verdict"] == "different"
+    assert cell["detail"].startswith("metadata {}, not {")
+    assert _verdicts(result, "good", "no-metadata-declared")["metadata"] == "same"
+
+
+def test_a_refusal_outside_the_declared_dtypes_is_no_failure(
+    result: dict[str, Any],
+) -> None:
+    assert (
+        _verdicts(result, "good", "no-f64-declared")["dtype-F64"] == "refused-declared"
+    )
+    cell = result["cells"]["good"]["no-f64"]["dtype-F64"]
+    assert (cell["verdict"], cell["detail"]) == ("refused", "F64 is not supported")
+
+
+def test_the_grid_is_kept_as_json_a_table_and_the_files(result: dict[str, Any]) -> None:
+    out = Path(result["out"])
+    saved = json.loads((out / "grid.json").read_text())
+    assert saved["cells"] == result["cells"]
+    assert (out / "files" / "good" / "model-many-tensors.safetensors").is_file()
+    table = (out / "grid.md").read_text()
+    assert (
+        "| good | 31/31 | 31/31 | **28/31** | 31/31 | 30/30 +1 undeclared | **30/31** |"
+        in table
+    )
+    assert "| good | no-f64 | dtype-F64 | refused | F64 is not supported |" in table
+
+
+def test_compare_names_each_difference() -> None:
+    want = {
+        "tensors": {"a": ["F32", [2], "x"], "b": ["U8", [1], "y"]},
+        "metadata": None,
+    }
+    got = {"tensors": {"a": ["F16", [4], "z"], "c": ["U8", [1], "y"]}, "metadata": {}}
+    assert grid.compare(want, got, {"metadata_presence": True}) == (
+        "tensors missing: 'b'; tensors not in the file: 'c'; 'a' dtype 'F16', "
+        "not 'F32'; 'a' shape [4], not [2]; ..."
+    )
+    header_only = {"tensors": {"a": ["F32", [2], None], "b": ["U8", [1], None]}}
+    assert grid.compare(want, header_only, {}) == ""
+
+
+def test_the_python_writer_script_writes_refuses_and_says_what_is_declared(
+    tmp_path: Path,
+) -> None:
+    wanted = {r.name: r for r in requests()}
+    lines = [
+        json.dumps({"name": "one-u8", **json.loads(dumps(wanted["one-u8"]))}),
+        json.dumps({"name": "bad", "metadata": {"k": 1}, "tensors": {}}),
+    ]
+    done = subprocess.run(
+        [sys.executable, str(Path(grid.__file__).parent / "grid_writer.py"),
+         str(WRAPPERS / "reference_st.py"), str(tmp_path)],
+        input="\n".join(lines) + "\n", capture_output=True, text=True, check=True,
+        env={"PYTHONPATH": ":".join(str(envs.REPO / p) for p in ("reference",))},
+    )  # fmt: skip
+    written, refused = (json.loads(line) for line in done.stdout.splitlines())
+    assert written == {"request": "one-u8", "result": "written", "reason": "",
+                       "undeclared": False}  # fmt: skip
+    assert (tmp_path / "one-u8.safetensors").is_file()
+    assert refused["result"] == "refused"
+    assert "META-STRING" in refused["reason"]
+    assert not (tmp_path / "bad.safetensors").exists()
+
+
+def test_the_requests_are_valid_and_fixed() -> None:
+    first, second = requests(), requests()
+    assert [dumps(r) for r in first] == [dumps(r) for r in second]
+    names = [r.name for r in first]
+    assert len(names) == len(set(names))
+    for request in first:
+        stspec.serialize(
+            dict(request.tensors), request.metadata
+        )  # the reference accepts it
+    assert max(len(r.tensors) for r in first) > 500

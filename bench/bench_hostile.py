@@ -125,6 +125,27 @@ def valid_escaped_fields(size: int) -> bytes:
     return _file(members, bytes(8 * n))
 
 
+def valid_any_order(size: int) -> bytes:
+    """valid_tiny with its fields in neither the canonical nor the sorted order."""
+    n = _count(size, 66)
+    members = (
+        f'"model.layers.{i}.weight":{{"shape":[2],"data_offsets":[{8 * i},{8 * i + 8}],'
+        f'"dtype":"F32"}}'
+        for i in range(n)
+    )
+    return _file(members, bytes(8 * n))
+
+
+def escaped_metadata(size: int) -> bytes:
+    """One metadata value holding JSON as text, as kohya's ss_* keys do."""
+    n = _count(size, 40)
+    blob = json.dumps({f"tag {i}": f'a "quoted" {i}' for i in range(n)})
+    meta = json.dumps({"ss_tag_frequency": blob})
+    return _file(
+        iter([f'"__metadata__":{meta}', f'"t":{_entry("U8", "1", 0, 1)}']), b"x"
+    )
+
+
 def duplicate_names(size: int) -> bytes:
     """One name repeated (KEY-UNIQUE; HF accepts, last wins)."""
     n = _count(size, 52)
@@ -224,6 +245,8 @@ FAMILIES: dict[str, Callable[[int], bytes]] = {
         valid_pretty,
         valid_sorted_keys,
         valid_escaped_fields,
+        valid_any_order,
+        escaped_metadata,
         duplicate_names,
         overlapping,
         deep_entries,
@@ -358,7 +381,7 @@ def _measure(args: argparse.Namespace) -> int:
     )
     print(
         f"{'family':22} {'MB':>6} | {'stspec s':>8} {'MB':>6} | {'HF s':>7} {'MB':>6}"
-        f" | {'time x':>6} {'mem x':>5} | verdicts"
+        f" | {'time x':>7} {'mem x':>6} | verdicts"
     )
     with tempfile.TemporaryDirectory() as tmp:
         for name in args.only or FAMILIES:
@@ -388,8 +411,8 @@ def _measure(args: argparse.Namespace) -> int:
             print(
                 f"{name:22} {header_mb:6.1f} | {st_cpu:8.2f} {st_rss:6.0f}"
                 f" | {cpu['hf']:7.2f} {rss['hf']:6.0f}"
-                f" | {cpu['stspec'] / max(cpu['hf'], 1e-3):6.2f}"
-                f" {rss['stspec'] / rss['hf']:5.2f} | {verdicts}{extra}",
+                f" | {cpu['stspec'] / max(cpu['hf'], 1e-3):6.2f}x"
+                f" {rss['stspec'] / rss['hf']:5.2f}x | {verdicts}{extra}",
                 flush=True,
             )
             path.unlink()

@@ -378,6 +378,25 @@ _PLAIN = [f'"k{i}":{i % 3}' for i in range(150)]
             ),
             id="leading-whitespace-then-must",
         ),
+        pytest.param(_run([]), id="comma-after-the-fields"),
+        pytest.param(_run(['"x":[[1]]', '"dtype":"U8"']), id="nested-then-field"),
+        pytest.param(
+            file_of(
+                '{"t":{"dtype":"U8","shape":[18446744073709551616,1],'
+                '"data_offsets":[0,18446744073709551616],"x":[[]]}}',
+                b"x",
+            ),
+            id="numbers-too-big",
+        ),
+        pytest.param(
+            file_of(
+                '{"t":{"dtype":"X","shape":[2],"data_offsets":[1,0],"x":[[]]},'
+                '"u":{"dtype":"U8","shape":[99999999999999999999],'
+                '"data_offsets":[0,1],"y":1}}',
+                b"x",
+            ),
+            id="faulty-fields-then-unknown",
+        ),
     ],
 )
 @pytest.mark.parametrize("limit", [1, 100, None])

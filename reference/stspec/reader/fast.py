@@ -132,6 +132,7 @@ _PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
 _PAIR_HEAD: Final = re.compile(rf'{_ESCAPED_NAME}{_W}:{_W}"')
 _AFTER_VALUE: Final = re.compile(rf"{_W}(,?){_W}")
 _SHAPES_KEPT: Final = 1024
+_FEW_MEMBERS: Final = 5
 
 
 # Values nobody reads, checked by the C decoder ----------------------------
@@ -817,9 +818,13 @@ def _entry(state: FastScan, name: str, pos: int, *, repeated: bool) -> int:
     seen: set[str] = set()
     bulk_from = pos  # where a run of plain members may be taken in one go
     pos, more = opening(text, pos, "}")
+    pos = _fields_first(state, entry_pos, fields, seen) or pos
     while more:
         if (
             pos >= bulk_from
+            # Runs worth taking in bulk are long: an entry with one or two
+            # unknown members (nested values, say) goes member by member.
+            and len(seen) > _FEW_MEMBERS
             and state.shortcuts
             and saturated(report, "ENTRY-UNKNOWN", pos)
         ):
@@ -858,6 +863,49 @@ def _entry(state: FastScan, name: str, pos: int, *, repeated: bool) -> int:
     state.in_entry = False
     judge_fields(state, name, entry_pos, fields, repeated=repeated)
     return pos
+
+
+def _fields_first(
+    state: FastScan,
+    pos: int,
+    fields: dict[str, tuple[int, object, array[int] | None]],
+    seen: set[str],
+) -> int:
+    """Read the entry's three fields at once when they come first, canonical.
+
+    For an entry with more members after them (unknown ones, a repeat):
+    the fields hold no fault of their own when the pattern takes them (a
+    plain dtype, integers up to 2^64-1), so they go into ``fields`` as
+    _plain_field would put them.  Returns where the next member starts,
+    or 0 when the entry starts otherwise (or the shortcuts are off).
+    """
+    text = state.src.text
+    # The arrays are the third level (header, entry, field), as in _plain_field.
+    deep_enough = state.shortcuts and strict_json.MAX_DEPTH >= 3
+    found = _fields_head().match(text, pos) if deep_enough else None
+    if found is None or text[found.end() : found.end() + 1] in ("}", ""):
+        return 0  # a trailing comma, or the text's end, is the parser's to report
+    dtype, shape, begin, end = found.groups()
+    over = _over_u64()
+    if (
+        (len(shape) >= 20 and over.search(shape))
+        or over.fullmatch(begin)
+        or over.fullmatch(end)
+    ):
+        return 0
+    fields["dtype"] = (found.start(1) - 1, dtype, None)
+    sizes = list(map(int, shape.split(","))) if shape else []
+    fields["shape"] = (text.rfind("[", 0, found.start(2)), sizes, None)
+    offsets = [int(begin), int(end)]
+    fields["data_offsets"] = (text.rfind("[", 0, found.start(3)), offsets, None)
+    seen.update(FIELDS)
+    return found.end()
+
+
+@cache
+def _fields_head() -> re.Pattern[str]:
+    # _ENTRY up to the comma after data_offsets.
+    return re.compile(_ENTRY.removesuffix(rf"{_W}\}}") + rf"{_W},{_W}")
 
 
 class _Members(list[tuple[str, object]]):

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from cli.hub_server import HubServer
 from fresh_install import Installed, fresh_install
 
 if TYPE_CHECKING:
@@ -185,6 +186,20 @@ def _model_folders(folder: Path, installed: Installed) -> None:
     )  # fmt: skip
 
 
+_HUBS: list[HubServer] = []  # kept serving for the rest of the session
+
+
+def _model_on_a_hub(folder: Path, installed: Installed) -> None:
+    """The audit tutorial's ``llama`` as hf://your-org/your-model on loopback.
+
+    The page's commands read ``hub-url`` for the Hub's address (HF_ENDPOINT).
+    """
+    _model_folders(folder, installed)
+    hub = HubServer({"your-org/your-model": folder / "llama"})
+    _HUBS.append(hub)
+    (folder / "hub-url").write_text(hub.url, "utf-8")
+
+
 def _lenient_adapter(folder: Path, installed: Installed) -> None:
     """The first tutorial's step-5 adapter: it has failures to record."""
     _tutorial_file("first-conformance-run.md", "my_adapter.py", folder, installed)
@@ -204,6 +219,13 @@ HOWTO_SETUP: dict[str, tuple[Callable[[Path, Installed], None], dict[str, str]]]
                 "check llama/model.safetensors.index.json"
             ),
             "models/": "./",
+        },
+    ),
+    "audit-before-download.md": (
+        _model_on_a_hub,
+        {
+            "stspec check": 'HF_ENDPOINT="$(cat hub-url)" stspec check',
+            "https://huggingface.co": "$(cat hub-url)",
         },
     ),
 }

@@ -314,8 +314,8 @@ def _digest_outcome(found: Digest) -> int:
 def _remote_line(fetched: Fetched) -> str:
     shown = file_name(fetched.url)
     line = (
-        f"{shown}: header only, tensor bytes not read ({fetched.transferred:,} of "
-        f"{fetched.length:,} bytes transferred)"
+        f"{shown}: header only, tensor bytes not read ({fetched.transferred} of "
+        f"{fetched.length} bytes transferred)"
     )
     if fetched.sha256 is not None:
         line += f"; sha256 {fetched.sha256} (the Hub's LFS record)"

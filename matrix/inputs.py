@@ -13,8 +13,9 @@ contents (not of git objects), so an uncommitted edit counts too:
 ``build``    the build script under ``matrix/build/``
 ``suite``    the conformance suite, the corpus and the reference it builds
              expectations with (``conformance/``, ``corpus/``, ``reference/``),
-             less the reference's command-line auditor (``SUITE_EXCLUDED``):
-             the suite never imports it, so work on the command reruns nothing
+             less the parts of the reference's command-line auditor the suite
+             never imports (``SUITE_EXCLUDED``, ``SUITE_KEPT``), so work on
+             the command reruns nothing
 """
 
 from __future__ import annotations
@@ -33,19 +34,35 @@ if TYPE_CHECKING:
 
     from matrix.impls import Impl
 
-__all__ = ["SUITE_DIRS", "SUITE_EXCLUDED", "changed", "inputs", "suite_digest"]
+__all__ = [
+    "SUITE_DIRS",
+    "SUITE_EXCLUDED",
+    "SUITE_KEPT",
+    "changed",
+    "inputs",
+    "suite_digest",
+]
 
 SUITE_DIRS: Final = ("conformance", "corpus", "reference")
 # Parts of SUITE_DIRS that decide no verdict: the ``stspec`` command and its
-# entry point.  tests/matrix/test_matrix_inputs.py proves that nothing the
-# suite or the corpus imports reaches them.
+# entry point, less the modules of it the suite imports (SUITE_KEPT: its
+# reports escape untrusted text with ``stspec.audit.terminal.escape``).
+# tests/matrix/test_matrix_inputs.py proves that nothing the suite or the
+# corpus imports reaches what is left out.
 SUITE_EXCLUDED: Final = ("reference/stspec/audit", "reference/stspec/__main__.py")
+SUITE_KEPT: Final = (
+    "reference/stspec/audit/__init__.py",
+    "reference/stspec/audit/terminal.py",
+)
 _WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
 _SKIPPED: Final = {"__pycache__", ".pytest_cache", ".hypothesis", ".mypy_cache"}
 
 
-def _files(path: Path, excluded: Iterable[Path] = ()) -> list[Path]:
+def _files(
+    path: Path, excluded: Iterable[Path] = (), kept: Iterable[Path] = ()
+) -> list[Path]:
     left_out = tuple(excluded)
+    kept_in = frozenset(kept)
     if path.is_file():
         return [path]
     if not path.is_dir():
@@ -56,15 +73,17 @@ def _files(path: Path, excluded: Iterable[Path] = ()) -> list[Path]:
         if p.is_file()
         and p.suffix != ".pyc"
         and not _SKIPPED.intersection(p.relative_to(path).parts)
-        and not any(p == out or p.is_relative_to(out) for out in left_out)
+        and (p in kept_in or not any(p.is_relative_to(out) for out in left_out))
     )
 
 
-def _digest(paths: Iterable[Path], excluded: Iterable[Path] = ()) -> str:
+def _digest(
+    paths: Iterable[Path], excluded: Iterable[Path] = (), kept: Iterable[Path] = ()
+) -> str:
     digest = hashlib.sha256()
-    left_out = tuple(excluded)
+    left_out, kept_in = tuple(excluded), tuple(kept)
     for path in paths:
-        for file in _files(path, left_out):
+        for file in _files(path, left_out, kept_in):
             shown = (
                 file.relative_to(envs.REPO) if file.is_relative_to(envs.REPO) else file
             )
@@ -99,6 +118,7 @@ def suite_digest() -> str:
     return _digest(
         (envs.REPO / name for name in SUITE_DIRS),
         (envs.REPO / name for name in SUITE_EXCLUDED),
+        (envs.REPO / name for name in SUITE_KEPT),
     )
 
 

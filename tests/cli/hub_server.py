@@ -53,6 +53,7 @@ MODES: Final = (
     "bad-name",  # the API lists ../escape.safetensors
     "api-huge",  # the API announces a 1 TiB answer
     "size-mismatch",  # the API lists each file a byte longer than it is
+    "ghost",  # the API lists ghost.safetensors, which the CDN does not have
 )
 
 
@@ -185,6 +186,8 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             siblings = hub.siblings(repo)
             if hub.mode == "bad-name":
                 siblings.append({"rfilename": "../escape.safetensors", "size": 8})
+            if hub.mode == "ghost":
+                siblings.append({"rfilename": "ghost.safetensors", "size": 8})
             if hub.mode == "size-mismatch":
                 for sibling in siblings:
                     sibling["size"] = int(str(sibling["size"])) + 1

@@ -145,6 +145,19 @@ def test_a_broken_model_gets_the_local_findings(hub: HubServer, tmp_path: Path) 
     }
 
 
+def test_a_shard_an_index_url_names_and_nobody_serves_is_missing(
+    endpoint: str, hub: HubServer, tmp_path: Path
+) -> None:
+    folder = write_model(tmp_path / "gone")
+    (folder / SECOND).unlink()
+    hub.repos["org/gone"] = folder
+    status, document = _json(f"{endpoint}/cdn/org/gone/{INDEX}")
+    assert status == 1
+    [model] = document["models"]
+    assert [f["rule"] for f in model["findings"]] == ["SHARD-MISSING"]
+    assert model["findings"][0]["file"] == f"{endpoint}/cdn/org/gone/{INDEX}"
+
+
 @pytest.mark.usefixtures("endpoint")
 def test_a_path_in_the_repository_names_one_file(
     capsys: pytest.CaptureFixture[str],
@@ -179,6 +192,7 @@ _REFUSALS = {
     "bad-name": "lists a file name that is not a plain path: '../escape.safetensors'",
     "api-huge": "announced 1099511627776 bytes, more than the 67,108,864",
     "size-mismatch": "the Hub lists it as 209 bytes, the file server says 208",
+    "ghost": "hf://org/model/ghost.safetensors: the server answered 404",
 }
 
 

@@ -12,7 +12,7 @@ shown are the URLs.  Nothing reads a stand-in's hole: the checks need the
 header and the length only.
 """
 
-# ruff: noqa: PTH103, PTH118, PTH120 - plain str paths, as in inputs.py
+# ruff: noqa: PTH103, PTH118, PTH119, PTH120 - plain str paths, as in inputs.py
 
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ class _File(NamedTuple):
     shown: str
     sha256: str | None = None
     size: int | None = None
+    optional: bool = False  # a shard an index names: a 404 makes it missing
 
 
 def remote_targets(
@@ -90,6 +91,7 @@ def _url_files(
             shard,
             urllib.parse.urljoin(base, urllib.parse.quote(shard)),
             posixpath.join(posixpath.dirname(base), shard),
+            optional=True,
         )
         for shard in _shard_names(raw, url)
         if shard != name
@@ -195,7 +197,7 @@ def _stand_in(session: Session, item: _File, folder: str) -> Fetched | None:
     try:
         head, length = _head(session, item.url)
     except RemoteError as exc:
-        if exc.status == 404:
+        if exc.status == 404 and item.optional:
             return None  # a shard the index names and nobody serves: SHARD-MISSING
         raise RemoteError(f"{item.shown}: {exc.strerror}") from None
     if item.size is not None and item.size != length:
@@ -226,8 +228,14 @@ def _head(session: Session, url: str) -> tuple[bytes, int]:
 def _write(path: str, head: bytes, length: int) -> None:
     """Create ``path``: ``head``, then a hole up to ``length`` bytes."""
     assert length <= MAX_STAND_IN  # noqa: S101 - remote.py refuses longer files
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        # A name listed both as a file and as a folder fails here.
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except OSError as exc:
+        raise RemoteError(
+            f"cannot mirror {os.path.basename(path)!r}: {exc.strerror or exc}"
+        ) from None
     try:
         written = 0
         while written < len(head):

@@ -171,6 +171,19 @@ def test_a_path_in_the_repository_names_one_file(
     assert FIRST not in out
 
 
+@pytest.mark.usefixtures("endpoint")
+def test_a_sarif_log_names_remote_files_by_their_uri(tmp_path: Path) -> None:
+    case = "n_layout_bounds_buffer_short.safetensors"
+    log = tmp_path / "check.sarif"
+    with contextlib.redirect_stdout(io.StringIO()):
+        status = main(["check", f"hf://corpus/cases/{case}", "--sarif", str(log)])
+    assert status == 1
+    [result] = json.loads(log.read_text())["runs"][0]["results"]
+    location = result["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"]["uri"] == f"hf://corpus/cases/{case}"
+    assert result["ruleId"] == "LAYOUT-BOUNDS"
+
+
 # Hostile servers ---------------------------------------------------------------
 
 _REFUSALS = {

@@ -110,6 +110,10 @@ def _uri(file: str) -> str:
     """Turn a path as given into a URI reference: relative stays relative."""
     # A name that is not UTF-8 holds surrogate escapes (PEP 383): they turn
     # back into its bytes, percent-encoded like any other.
+    if file.lower().startswith(("https://", "http://", "hf://")):
+        # A remote file's name is already a URI: its scheme stays one.
+        scheme, _, rest = file.partition("://")
+        return f"{scheme}://{urllib.parse.quote(rest, safe='/@:%?=&')}"
     quoted = urllib.parse.quote(file.replace(os.sep, "/"), errors="surrogateescape")
     if os.path.isabs(file):  # noqa: PTH117 - a plain path string
         return "file://" + quoted

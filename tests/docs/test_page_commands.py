@@ -258,6 +258,10 @@ ELSEWHERE = {
     "python -m matrix": "a checkout's command (the results matrix); not run here",
     "git show HEAD~1:results/": "a checkout's history; not run here",
     "node tests/vendoring/harness.mjs": "a checkout's command: CI runs it (.ci/run)",
+    "python -m stspec_corpus": (
+        "a checkout's command that rewrites corpus/; tests/corpus runs the same "
+        "generation and lint in process"
+    ),
 }
 HOWTOS = sorted(p.name for p in (DOCS / "howto").glob("*.md") if p.stem != "index")
 

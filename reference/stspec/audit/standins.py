@@ -12,7 +12,7 @@ shown are the URLs.  Nothing reads a stand-in's hole: the checks need the
 header and the length only.
 """
 
-# ruff: noqa: PTH103, PTH118, PTH119, PTH120 - plain str paths, as in inputs.py
+# ruff: noqa: PTH103, PTH108, PTH118, PTH119, PTH120 - plain str paths, as in inputs.py
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ import urllib.parse
 
 from stspec.audit.hub import endpoint, listing, parse
 from stspec.audit.inputs import Target, is_index
-from stspec.audit.remote import MAX_STAND_IN, Fetched, RemoteError, is_url
+from stspec.audit.remote import Fetched, RemoteError, is_url
 from stspec.rules import MAX_HEADER_SIZE
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
@@ -152,7 +152,7 @@ def _index(session: Session, url: str, path: str, shown: str) -> bytes:
         raw, _ = session.get_json(url, MAX_HEADER_SIZE)
     except RemoteError as exc:
         raise RemoteError(f"{shown}: {exc.strerror}") from None
-    _write(path, raw, len(raw))
+    _write(path, raw)
     return raw
 
 
@@ -193,58 +193,77 @@ def _mirror(files: list[_File], session: Session, folder: str) -> list[Target]:
 
 
 def _stand_in(session: Session, item: _File, folder: str) -> Fetched | None:
-    """Write one file's stand-in; None if the server has no such file (404)."""
+    """Write one file's stand-in; None if a shard an index names is not found."""
+    path = os.path.join(folder, *item.name.split("/"))
+    fd = _create(path)
     try:
-        head, length = _head(session, item.url)
+        transferred, length = _head(session, item.url, fd)
+        os.ftruncate(fd, length)
     except RemoteError as exc:
         if exc.status == 404 and item.optional:
+            os.close(fd)
+            fd = -1
+            os.unlink(path)
             return None  # a shard the index names and nobody serves: SHARD-MISSING
         raise RemoteError(f"{item.shown}: {exc.strerror}") from None
+    except OSError as exc:
+        raise RemoteError(
+            f"{item.shown}: cannot write its stand-in: {exc.strerror or exc}"
+        ) from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
     if item.size is not None and item.size != length:
         raise RemoteError(
             f"{item.shown}: the Hub lists it as {item.size:,} bytes, the file "
             f"server says {length:,}"
         )
-    _write(os.path.join(folder, *item.name.split("/")), head, length)
-    return Fetched(item.shown, length, len(head), item.sha256)
+    return Fetched(item.shown, length, transferred, item.sha256)
 
 
-def _head(session: Session, url: str) -> tuple[bytes, int]:
-    """Read the prefix and the header (not past HEADER-LIMIT), and the length."""
-    prefix = session.get_range(url, 0, _PREFIX_SIZE - 1)
-    head, length = prefix.body, prefix.length
-    size = int.from_bytes(head, "little") if len(head) == _PREFIX_SIZE else 0
-    if not 0 < size <= MAX_HEADER_SIZE or length <= _PREFIX_SIZE:
-        return head, length  # the prefix alone decides
-    header = session.get_range(prefix.url, _PREFIX_SIZE, _PREFIX_SIZE + size - 1)
+def _head(session: Session, url: str, fd: int) -> tuple[int, int]:
+    """Copy the prefix and the header (not past HEADER-LIMIT) into ``fd``.
+
+    Returns the bytes read and the file's length.
+    """
+    prefix = session.get_range(url, 0, _PREFIX_SIZE - 1, sink=fd)
+    length = prefix.length
+    if prefix.size < _PREFIX_SIZE or length <= _PREFIX_SIZE:
+        return prefix.size, length
+    size = int.from_bytes(os.pread(fd, _PREFIX_SIZE, 0), "little")
+    if not 0 < size <= MAX_HEADER_SIZE:
+        return prefix.size, length  # the prefix alone decides (HEADER-LIMIT)
+    last = _PREFIX_SIZE + size - 1
+    header = session.get_range(prefix.url, _PREFIX_SIZE, last, sink=fd)
     if header.length != length:
         raise RemoteError(
             f"the file's length changed between two requests ({length:,}, then "
             f"{header.length:,} bytes)"
         )
-    return head + header.body, length
+    return prefix.size + header.size, length
 
 
-def _write(path: str, head: bytes, length: int) -> None:
-    """Create ``path``: ``head``, then a hole up to ``length`` bytes."""
-    assert length <= MAX_STAND_IN  # noqa: S101 - remote.py refuses longer files
+def _create(path: str) -> int:
+    """Create ``path`` (and its folders) for writing; it must not exist."""
     try:
         # A name listed both as a file and as a folder fails here.
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
         raise RemoteError(
             f"cannot mirror {os.path.basename(path)!r}: {exc.strerror or exc}"
         ) from None
+
+
+def _write(path: str, data: bytes) -> None:
+    """Create ``path`` holding ``data`` (an index, read whole)."""
+    fd = _create(path)
     try:
         written = 0
-        while written < len(head):
-            written += os.pwrite(fd, head[written:], written)
-        os.ftruncate(fd, length)
+        while written < len(data):
+            written += os.pwrite(fd, data[written:], written)
     except OSError as exc:
-        raise RemoteError(
-            f"cannot write a {length:,}-byte stand-in: {exc.strerror or exc}"
-        ) from None
+        raise RemoteError(f"cannot write {path}: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
 

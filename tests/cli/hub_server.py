@@ -67,6 +67,7 @@ class HubServer:
         self.hashed = hashed
         self.mode: str | None = None
         self.sent = 0  # bytes of files sent
+        self.authorized: list[str] = []  # Host of each request with Authorization
         self.whole = 0  # bytes the served files hold, for a share
         self._lock = threading.Lock()
         self._digests: dict[Path, str] = {}
@@ -153,6 +154,11 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             self._route(body=True)
 
         def _route(self, *, body: bool) -> None:
+            if "Authorization" in self.headers:
+                hub.authorized.append(self.headers.get("Host", ""))
+            self._answer(body=body)
+
+        def _answer(self, *, body: bool) -> None:
             split = urllib.parse.urlsplit(self.path)
             path = urllib.parse.unquote(split.path)
             parts = path.lstrip("/").split("/")

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from stspec.audit.cli import main
-from stspec.audit.remote import MAX_REDIRECTS, MAX_STAND_IN
+from stspec.audit.remote import MAX_REDIRECTS, MAX_STAND_IN, Session
 
 from .hub_server import MODES, HubServer
 from .models import INDEX, SHARDS, run, write_model
@@ -182,6 +182,46 @@ def test_a_sarif_log_names_remote_files_by_their_uri(tmp_path: Path) -> None:
     location = result["locations"][0]["physicalLocation"]
     assert location["artifactLocation"]["uri"] == f"hf://corpus/cases/{case}"
     assert result["ruleId"] == "LAYOUT-BOUNDS"
+
+
+@pytest.mark.usefixtures("endpoint")
+@pytest.mark.parametrize("jobs", [1, 3])
+def test_jobs_bound_the_files_read_at_once(
+    jobs: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    reading = {"now": 0, "peak": 0}
+    lock = threading.Lock()
+    original = Session.get_range
+
+    def counted(self: Session, *args: Any, **kwargs: Any) -> Any:
+        with lock:
+            reading["now"] += 1
+            reading["peak"] = max(reading["peak"], reading["now"])
+        try:
+            return original(self, *args, **kwargs)
+        finally:
+            with lock:
+                reading["now"] -= 1
+
+    monkeypatch.setattr(Session, "get_range", counted)
+    status, _ = _json("-j", str(jobs), "hf://corpus/cases")
+    assert status == 1
+    assert 1 <= reading["peak"] <= jobs
+
+
+def test_a_token_goes_to_the_hub_only(
+    hub: HubServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_ENDPOINT", hub.url)
+    monkeypatch.setenv("HF_TOKEN", "hf_test")
+    hub.authorized.clear()
+    status, _ = _json("hf://org/model")
+    assert status == 0
+    hub_host = hub.url.removeprefix("http://")
+    # The listing, the index and the resolve URLs: all at the Hub's address;
+    # none of the CDN's (the same server under the name localhost).
+    assert hub.authorized
+    assert set(hub.authorized) == {hub_host}
 
 
 # Hostile servers ---------------------------------------------------------------

@@ -276,11 +276,22 @@ def test_a_run_stops_at_its_transfer_limit(capsys: pytest.CaptureFixture[str]) -
     assert "read more than 300 bytes, its limit (--max-transfer)" in err
 
 
+def test_inspect_points_remote_files_to_check(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, err = run(capsys, "inspect", "hf://org/model/x.safetensors")
+    assert (status, out) == (2, "")
+    assert "inspect reads local files; `stspec check` reads remote ones" in err
+
+
 def test_plain_http_is_for_loopback_only(capsys: pytest.CaptureFixture[str]) -> None:
     # 192.0.2.0/24 is TEST-NET-1: refused before any connection is tried.
     status, _, err = run(capsys, "check", "http://192.0.2.1/model.safetensors")
     assert status == 2
-    assert "plain http is refused for 192.0.2.1" in err
+    assert err.startswith(
+        "stspec: cannot read http://192.0.2.1/model.safetensors: plain http is "
+        "refused for 192.0.2.1"
+    )
 
 
 @pytest.mark.parametrize(

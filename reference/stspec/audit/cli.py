@@ -270,6 +270,12 @@ def _report(file: str, errors: Violations) -> dict[str, object]:
 
 
 def _inspect(file: str, *, as_json: bool, wait: float) -> int:
+    if file.lower().startswith(("https://", "http://", "hf://")):
+        complain(
+            f"cannot inspect {file_name(file)}: inspect reads local files; "
+            "`stspec check` reads remote ones from their headers"
+        )
+        return TROUBLE
     if file != "-":
         return _inspect_path(file, file, as_json=as_json)
     # stdin is read as `check -` reads it: a pipe to its end, each wait for

@@ -67,11 +67,16 @@ def remote_targets(
 
     folder = tempfile.mkdtemp(prefix="stspec-remote-")
     scratch.callback(shutil.rmtree, folder, ignore_errors=True)
-    if is_url(argument):
-        files, skipped = _url_files(argument, session, folder)
-    else:
-        files, skipped = _hub_files(argument, session, folder)
-    return _mirror(files, session, folder), skipped
+    try:
+        if is_url(argument):
+            files, skipped = _url_files(argument, session, folder)
+        else:
+            files, skipped = _hub_files(argument, session, folder)
+        return _mirror(files, session, folder), skipped
+    except RemoteError as exc:
+        # The argument is named where it is reported: not twice.
+        reason = (exc.strerror or "").removeprefix(f"{argument}: ")
+        raise RemoteError(reason, exc.status) from None
 
 
 def _url_files(

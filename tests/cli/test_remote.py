@@ -159,6 +159,23 @@ def test_a_shard_an_index_url_names_and_nobody_serves_is_missing(
 
 
 @pytest.mark.usefixtures("endpoint")
+def test_a_folder_of_the_repository_is_checked_alone(
+    hub: HubServer, tmp_path: Path
+) -> None:
+    write_model(tmp_path / "nested" / "unet")
+    write_model(tmp_path / "nested" / "text_encoder")
+    hub.repos["org/nested"] = tmp_path / "nested"
+    status, document = _json("hf://org/nested/unet")
+    assert status == 0
+    assert sorted(report["file"] for report in document["files"]) == [
+        f"hf://org/nested/unet/{FIRST}",
+        f"hf://org/nested/unet/{SECOND}",
+    ]
+    [model] = document["models"]
+    assert model["index"] == f"hf://org/nested/unet/{INDEX}"
+
+
+@pytest.mark.usefixtures("endpoint")
 def test_a_path_in_the_repository_names_one_file(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

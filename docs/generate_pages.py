@@ -18,6 +18,7 @@ bench/results/*.json, fuzzing counts and command timings from docs/data/.
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import re
@@ -325,6 +326,72 @@ def benchmarks() -> str:
     )
 
 
+# The goals bench/bench_hostile.py measures against: stspec / HF.
+HOSTILE_GOALS: Final = {"time": 2.0, "memory": 1.5}
+
+
+def _family_docs() -> dict[str, str]:
+    """Each family of bench/bench_hostile.py: the first line of its docstring."""
+    tree = ast.parse((ROOT / "bench" / "bench_hostile.py").read_text(encoding="utf-8"))
+    return {
+        node.name: (ast.get_docstring(node) or "").split("\n")[0]
+        for node in tree.body
+        if isinstance(node, ast.FunctionDef)
+        and node.args.args
+        and node.args.args[0].arg == "size"
+    }
+
+
+def hostile() -> str:
+    """The families of bench/bench_hostile.py, from bench/results/hostile.json."""
+    record = json.loads(
+        (ROOT / "bench" / "results" / "hostile.json").read_text(encoding="utf-8")
+    )
+    docs = _family_docs()
+    rows: list[list[object]] = []
+    for line in record["output"]:
+        cells = [cell.split() for cell in line.split("|")]
+        if len(cells) < 5 or cells[0][0] not in docs:
+            continue
+        (family, header_mb), (st_cpu, st_mb), (hf_cpu, hf_mb), ratios = cells[:4]
+        time_x, memory_x = (float(ratio.rstrip("x")) for ratio in ratios)
+        within = time_x <= HOSTILE_GOALS["time"] and memory_x <= HOSTILE_GOALS["memory"]
+        rows.append(
+            [
+                f"`{family}`: {docs[family]}",
+                f"{header_mb} MB",
+                f"{st_cpu} s / {int(st_mb):,} MB",
+                f"{hf_cpu} s / {int(hf_mb):,} MB",
+                f"{time_x:.2f}",
+                f"{memory_x:.2f}",
+                "yes" if within else "**no**",
+                " / ".join(" ".join(part) for part in cells[4:]),
+            ]
+        )
+    load = record["load_average_before"][0], record["load_average_after"][0]
+    machine = record["machine"]
+    return (
+        f"`{' '.join(record['command'][1:])}`, {machine['cpus']} × "
+        f"{machine['cpu_model']}, Python {machine['python']}, load average "
+        f"{load[0]:.1f} → {load[1]:.1f}; goal: at most "
+        f"{HOSTILE_GOALS['time']:g}× HF's CPU time and "
+        f"{HOSTILE_GOALS['memory']:g}× its peak memory.\n\n"
+        + markdown_table(
+            [
+                "family",
+                "header",
+                "stspec CPU / peak",
+                "HF 0.8.0 CPU / peak",
+                "time ×",
+                "memory ×",
+                "within goal",
+                "verdicts (stspec / HF)",
+            ],
+            rows,
+        )
+    )
+
+
 def reader_sizes() -> str:
     """The reader's parts in lines and statements (bench/results/reader-sizes.json)."""
     sizes = json.loads(
@@ -340,6 +407,14 @@ def reader_sizes() -> str:
         for part, size in sizes["parts"].items()
     ]
     return markdown_table(["part", "modules", "lines", "statements"], rows)
+
+
+def reader_lines() -> int:
+    """The lines of reference/stspec/reader/ (bench/results/reader-sizes.json)."""
+    sizes = json.loads(
+        (ROOT / "bench" / "results" / "reader-sizes.json").read_text(encoding="utf-8")
+    )
+    return sum(size["lines"] for size in sizes["parts"].values())
 
 
 def checkout_commands() -> str:
@@ -403,6 +478,7 @@ COUNTS: Final[dict[str, Callable[[], int]]] = {
     "implementations": implementations,
     "differentials": differentials,
     "tolerated cases": tolerated_cases,
+    "reader lines": reader_lines,
 }
 
 
@@ -416,6 +492,7 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "hf-deviations": hf_deviations,
     "benchmarks": benchmarks,
     "reader-sizes": reader_sizes,
+    "bench-hostile": hostile,
     "checkout-commands": checkout_commands,
 }
 

@@ -11,10 +11,11 @@ build script, corpus or suite changed since their ``results/NAME.json`` was
 written (``matrix.inputs``).  ``--jobs N`` (``-j N``) runs N implementations
 at a time, longest first (``matrix.schedule``); set-up stays one at a time,
 before any run.  ``render`` and ``findings`` always use every JSON file in
-``results/``.  ``watch`` sets up and runs nothing: it asks each row's
-package registry for the versions it serves and reports the rows that pin an
-older release (``matrix.watch``; exit status 1 when one is behind or a
-registry did not answer).
+``results/``.  ``run`` and ``all`` append each row's run to
+``results/history.jsonl`` (``matrix.history``).  ``watch`` sets up and runs
+nothing: it asks each row's package registry for the versions it serves and
+reports the rows that pin an older release (``matrix.watch``; exit status 1
+when one is behind or a registry did not answer).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import os
 import sys
 from pathlib import Path
 
-from matrix import envs, findings, inputs, render, runner, schedule, watch
+from matrix import envs, findings, history, inputs, render, runner, schedule, watch
 from matrix.impls import IMPLS, Impl, by_name
 
 ACTIONS = ("setup", "run", "probe", "render", "findings", "watch", "all")
@@ -119,6 +120,9 @@ def _act(args: argparse.Namespace, ready: list[Impl]) -> list[str]:
             ),
             args.jobs,
         )
+        # every complete run goes into results/history.jsonl (a -k run is partial)
+        if args.select is None:
+            history.record(args.results, [impl.name for impl in ready])
     elif args.action == "probe":
         for impl in ready:
             runner.reprobe(impl, args.results)

@@ -40,6 +40,7 @@ import stspec
 from matrix import envs, probe
 from matrix.grid_requests import Request, dumps, requests
 from matrix.impls import Impl, by_name
+from matrix.scrub import scrub
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -169,7 +170,7 @@ def _cell(
             else {"verdict": "same", "detail": ""}
         )
     if result == "rejected":
-        reason = str(answer.get("error") or "")[:300]
+        reason = scrub(str(answer.get("error") or ""))[:300]
         declared = caps.get("read_dtypes")
         if declared is not None and not request.dtypes <= set(declared):
             outside = ", ".join(sorted(request.dtypes - set(declared)))
@@ -179,7 +180,7 @@ def _cell(
             }
         return {"verdict": "refused", "detail": reason}
     verdict = result if result in {"hung", "invalid-output"} else "crashed"
-    return {"verdict": verdict, "detail": str(answer.get("error") or "")[:300]}
+    return {"verdict": verdict, "detail": scrub(str(answer.get("error") or ""))[:300]}
 
 
 def run_grid(
@@ -203,6 +204,8 @@ def run_grid(
                 outcomes.get(request.name)
                 or {"result": "crashed", "reason": "no answer"}
             )
+            # what a writer raised may name the file: kept is its name
+            outcome["reason"] = scrub(outcome.get("reason", ""))
             path = folder / f"{request.name}.safetensors"
             if outcome["result"] == "written" and path.is_file():
                 fault, truth = judge(path, request)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from matrix import notes
+from matrix import history, notes
 from matrix.badges import write_badges
 from matrix.render_data import load_results, manifest, ran, scores
+from matrix.render_grid import grid_html, load_grid
+from matrix.render_history import history_html, history_markdown
 from matrix.render_html import render_html
 from matrix.render_md import render_markdown
 
@@ -24,7 +26,11 @@ __all__ = ["render_dir"]
 
 
 def render_dir(folder: Path) -> None:
-    """Write ``matrix.md``, ``index.html`` and ``badges/*.json`` into ``folder``."""
+    """Write ``matrix.md``, ``index.html``, ``history.md`` and ``badges/*.json``.
+
+    The page's history and interop sections come from ``history.jsonl`` and
+    ``interop/grid.json`` when they exist.
+    """
     loaded = load_results(folder)
     # an implementation whose set-up failed keeps its row, with the reason and
     # no score: it ran nothing
@@ -33,9 +39,14 @@ def render_dir(folder: Path) -> None:
     cases = ran(manifest(), results)
     write_badges(folder, scores(results, cases))
     changes = notes.load() if notes.DATA.exists() else None
-    # names and messages may hold lone surrogates: written as \udXXX escapes
-    for name, text in (
+    runs = history.read(folder / history.FILE)
+    sections = [*history_html(runs), *grid_html(load_grid(folder))]
+    pages = [
         ("matrix.md", render_markdown(results, cases, failed, changes)),
-        ("index.html", render_html(results, cases, failed, changes)),
-    ):
+        ("index.html", render_html(results, cases, failed, changes, sections)),
+    ]
+    if runs:
+        pages.append(("history.md", history_markdown(runs)))
+    # names and messages may hold lone surrogates: written as \udXXX escapes
+    for name, text in pages:
         (folder / name).write_text(text, "utf-8", errors="backslashreplace")

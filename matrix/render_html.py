@@ -409,14 +409,19 @@ def render_html(
     cases: list[dict[str, Any]],
     failed: Sequence[dict[str, Any]] = (),
     changes: notes.Notes | None = None,
+    sections: Sequence[str] = (),
 ) -> str:
-    """The JSONTestSuite-style page: legend, pruned view, full view."""
+    """The JSONTestSuite-style page: legend, pruned view, full view.
+
+    ``sections``: more HTML (history, interop) placed after the differentials.
+    """
     vectors = _vectors(results, cases)
     out = [
         *_head(results, cases, failed),
         *_legend(),
         *_pruned(results, cases, vectors),
         *_differentials(results, cases),
+        *sections,
         "<h2>Implementations</h2>",
         _implementations_table(results),
         *_unavailable(),

@@ -106,6 +106,12 @@ def test_committed_results_are_what_render_makes(tmp_path: Path) -> None:
     out.mkdir()
     for run in (REPO / "results").glob("*.json"):
         shutil.copy(run, out / run.name)
+    # the page's history and interop sections come from these
+    shutil.copy(REPO / "results" / "history.jsonl", out / "history.jsonl")
+    (out / "interop").mkdir()
+    shutil.copy(
+        REPO / "results" / "interop" / "grid.json", out / "interop" / "grid.json"
+    )
     subprocess.run(
         [sys.executable, "-m", "matrix", "render", "--results", str(out)],
         check=True, cwd=REPO, capture_output=True, timeout=300,

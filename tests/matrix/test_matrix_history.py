@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from typing import TYPE_CHECKING, Any
 
+import matrix.__main__ as matrix_main
 import pytest
-from matrix import envs, history, render_history
+from matrix import envs, history, render_history, runner, schedule
 from matrix.impls import by_name
 
 if TYPE_CHECKING:
@@ -202,3 +204,23 @@ def test_the_views_show_the_latest_headline_each_trend_and_the_version_line() ->
 def test_no_history_is_no_section() -> None:
     assert render_history.history_html([]) == []
     assert render_history.headline_sentence([]) == ""
+
+
+@pytest.mark.parametrize(("extra", "recorded"), [([], True), (["-k", "writer"], False)])
+def test_a_complete_run_is_recorded_and_a_partial_one_is_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, extra: list[str], recorded: bool
+) -> None:
+    def run_rows(rows: list[Any], results: Path, *_: object) -> list[str]:
+        for impl in rows:
+            result = _result({"y_1": (True, "accepted")})
+            (results / f"{impl.name}.json").write_text(json.dumps(result))
+        return []
+
+    monkeypatch.setattr(schedule, "run_rows", run_rows)
+    monkeypatch.setattr(runner, "pass_sigint", lambda: None)
+    argv = ["run", "--only", "reference", "--python", sys.executable]
+    assert matrix_main.main([*argv, "--results", str(tmp_path), *extra]) == 0
+    lines = history.read(tmp_path / history.FILE)
+    assert [e["row"] for e in lines if e["kind"] == "row"] == (
+        ["reference"] if recorded else []
+    )

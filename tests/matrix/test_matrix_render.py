@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from matrix import (
     findings,
+    history,
     inputs,
     render,
     render_data,
@@ -343,3 +344,32 @@ def test_an_outcome_without_a_verdict_is_shown_and_counted(
     assert line.split(" | ")[column] == "1"
     # a kind of dangerous finding: "a" is no longer safe
     assert "Safe on untrusted files (0 of 2)" in page
+
+
+def test_the_page_shows_the_history_and_the_interop_grid_when_present(
+    results_dir: Path,
+) -> None:
+    render.render_dir(results_dir)
+    assert 'id="history"' not in (results_dir / "index.html").read_text()
+    assert not (results_dir / "history.md").exists()
+    history.record(results_dir, date="2026-01-01T00:00:00+00:00")
+    (results_dir / "interop").mkdir()
+    cells = {"one": {"verdict": "same", "detail": ""},
+             "two": {"verdict": "different", "detail": "'t' bytes differ"}}  # fmt: skip
+    grid = {
+        "requests": ["one", "two"], "readers": ["a", "b"],
+        "writers": {"w": {"one": {"result": "written", "fault": ""},
+                          "two": {"result": "written", "fault": ""}}},
+        "cells": {"w": {"a": cells, "b": {"one": cells["one"]}}},
+    }  # fmt: skip
+    (results_dir / "interop" / "grid.json").write_text(json.dumps(grid))
+    render.render_dir(results_dir)
+    page = (results_dir / "index.html").read_text()
+    assert page.index('id="differentials"') < page.index('id="history"')
+    assert page.index('id="history"') < page.index('id="interop"')
+    assert "<td>a</td><td>1</td><td>2026-01-01: valid 1/1 (100%)" in page
+    assert 'title="two: different &#x27;t&#x27; bytes differ">1/2</td>' in page
+    assert '<td class=safe title="">1/1</td>' in page
+    assert (
+        (results_dir / "history.md").read_text().startswith("# The results matrix over")
+    )

@@ -299,6 +299,9 @@ def markdown(grid: dict[str, Any]) -> str:
             "undeclared*: refusals of dtypes it does not declare, not failures."
         ),
         "",
+        # what follows is data (libraries' own messages), not prose
+        "<!-- generated: interop-grid -->",
+        "",
         "## What each writer wrote",
         "",
         "| writer | valid | refused, undeclared dtype | refused | writer's fault |",
@@ -351,6 +354,7 @@ def markdown(grid: dict[str, Any]) -> str:
                     out.append(
                         f"| {writer} | {reader} | {request} | {verdict} | {detail} |"
                     )
+    out += ["", "<!-- end: interop-grid -->"]
     return "\n".join(out) + "\n"
 
 

@@ -26,7 +26,6 @@ REQUEST.safetensors`` (the files, so any cell can be reproduced with
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import shutil
 import subprocess
@@ -36,8 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-import stspec
 from matrix import envs, probe
+from matrix.grid_judge import FAILURES, Answer, cell, judge
+from matrix.grid_report import markdown
 from matrix.grid_requests import Request, dumps, requests
 from matrix.impls import Impl, by_name
 from matrix.scrub import scrub
@@ -45,18 +45,9 @@ from matrix.scrub import scrub
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = [
-    "Reader",
-    "Writer",
-    "compare",
-    "judge",
-    "main",
-    "run_grid",
-]
+__all__ = ["Reader", "Writer", "main", "real_reader", "real_writer", "run_grid"]
 
-Answer = dict[str, Any]
 WRITE_S: Final = 60  # one request, any writer: the largest is under 100 kB
-FAILURES: Final = ("refused", "different", "crashed", "hung", "invalid-output")
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,112 +66,6 @@ class Reader:
     name: str
     read: Callable[[list[Path]], dict[str, Answer]]
     caps: dict[str, Any] = field(default_factory=dict)
-
-
-def _digest(data: object) -> str:
-    return hashlib.sha256(memoryview(data).cast("B")).hexdigest()  # type: ignore[arg-type]
-
-
-def _as_answer(request: Request) -> Answer:
-    return {
-        "result": "accepted",
-        "metadata": request.metadata,
-        "tensors": {
-            name: [dtype, list(shape), _digest(data)]
-            for name, (dtype, shape, data) in request.tensors.items()
-        },
-    }
-
-
-def judge(path: Path, request: Request) -> tuple[str, Answer | None]:
-    """What the reference reads from a written file: (the writer's fault or "", it)."""
-    try:
-        with stspec.read(path, mapped=False) as st:
-            truth: Answer = {
-                "result": "accepted",
-                "metadata": st.metadata,
-                "tensors": {
-                    name: [info.dtype, list(info.shape), _digest(st.tensor_bytes(name))]
-                    for name, info in st.tensors.items()
-                },
-            }
-    except stspec.SafetensorsError as exc:
-        return f"wrote an invalid file: {exc}", None
-    differed = compare(_as_answer(request), truth, {"metadata_presence": True})
-    if differed:
-        return f"wrote something other than the request: {differed}", truth
-    return "", truth
-
-
-def _few(names: Sequence[str]) -> str:
-    shown = ", ".join(repr(n) for n in sorted(names)[:3])
-    return shown + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-
-
-def compare(expected: Answer, got: Answer, caps: dict[str, Any]) -> str:
-    """How ``got`` differs from ``expected`` ("" if it does not), as ``caps`` allow.
-
-    Order does not count (a reader may list tensors in any order); bytes are
-    compared where the reader gave them, metadata where it reads metadata,
-    and an absent ``__metadata__`` equals ``{}`` for a reader that cannot
-    tell them apart (``metadata_presence``).
-    """
-    want, have = expected.get("tensors") or {}, got.get("tensors") or {}
-    found = []
-    if missing := set(want) - set(have):
-        found.append(f"tensors missing: {_few(list(missing))}")
-    if extra := set(have) - set(want):
-        found.append(f"tensors not in the file: {_few(list(extra))}")
-    for name in sorted(set(want) & set(have)):
-        dtype, shape, digest = want[name]
-        other_dtype, other_shape, other_digest = have[name]
-        if dtype != other_dtype:
-            found.append(f"{name!r} dtype {other_dtype!r}, not {dtype!r}")
-        if list(shape) != (
-            list(other_shape) if isinstance(other_shape, list) else other_shape
-        ):
-            found.append(f"{name!r} shape {other_shape}, not {list(shape)}")
-        gave_bytes = isinstance(other_digest, str) and not other_digest.startswith(
-            "windows:"
-        )
-        if gave_bytes and digest != other_digest:
-            found.append(f"{name!r} bytes differ")
-    if caps.get("metadata", True):
-        meta, other = expected.get("metadata"), got.get("metadata")
-        if not caps.get("metadata_presence", False):
-            meta, other = meta or {}, other or {}
-        if meta != other:
-            found.append(
-                f"metadata {json.dumps(other)[:120]}, not {json.dumps(meta)[:120]}"
-            )
-    return "; ".join(found[:4]) + ("; ..." if len(found) > 4 else "")
-
-
-def _cell(
-    answer: Answer | None, truth: Answer, request: Request, caps: dict[str, Any]
-) -> dict[str, str]:
-    if answer is None:
-        return {"verdict": "crashed", "detail": "no answer"}
-    result = answer.get("result")
-    if result == "accepted":
-        differed = compare(truth, answer, caps)
-        return (
-            {"verdict": "different", "detail": differed}
-            if differed
-            else {"verdict": "same", "detail": ""}
-        )
-    if result == "rejected":
-        reason = scrub(str(answer.get("error") or ""))[:300]
-        declared = caps.get("read_dtypes")
-        if declared is not None and not request.dtypes <= set(declared):
-            outside = ", ".join(sorted(request.dtypes - set(declared)))
-            return {
-                "verdict": "refused-declared",
-                "detail": f"declares no {outside}: {reason}",
-            }
-        return {"verdict": "refused", "detail": reason}
-    verdict = result if result in {"hung", "invalid-output"} else "crashed"
-    return {"verdict": verdict, "detail": scrub(str(answer.get("error") or ""))[:300]}
 
 
 def run_grid(
@@ -229,15 +114,14 @@ def run_grid(
             truth = truths.get((writer_name, request_name))
             answer = answers.get(f"{writer_name}/{request_name}")
             if truth is None:  # the writer's fault: recorded, never the reader's
-                cell = {
+                verdict = {
                     "verdict": "writer-fault",
                     "detail": str((answer or {}).get("result")),
                 }
             else:
-                cell = _cell(answer, truth, by_name_[request_name], reader.caps)
-            cells.setdefault(writer_name, {}).setdefault(reader.name, {})[
-                request_name
-            ] = cell
+                verdict = cell(answer, truth, by_name_[request_name], reader.caps)
+            row = cells.setdefault(writer_name, {}).setdefault(reader.name, {})
+            row[request_name] = verdict
     grid = {
         "requests": [r.name for r in wanted],
         "writers": written,
@@ -264,98 +148,6 @@ def _read_all(reader: Reader, paths: list[Path]) -> dict[str, Answer]:
             )
         answers = reader.read(sorted(Path(tmp).iterdir()))
     return {key: answers[stem] for stem, key in staged.items() if stem in answers}
-
-
-def summary(cells: dict[str, dict[str, str]]) -> dict[str, int]:
-    """Counts of each verdict in one writer x reader cell."""
-    counts: dict[str, int] = {}
-    for cell in cells.values():
-        counts[cell["verdict"]] = counts.get(cell["verdict"], 0) + 1
-    return counts
-
-
-def _cell_text(counts: dict[str, int]) -> str:
-    same = counts.get("same", 0)
-    failed = sum(counts.get(v, 0) for v in FAILURES)
-    text = f"{same}/{same + failed}"
-    if failed:
-        text = f"**{text}**"
-    if counts.get("refused-declared"):
-        text += f" +{counts['refused-declared']} undeclared"
-    return text
-
-
-def markdown(grid: dict[str, Any]) -> str:
-    """``grid.md``: writers down, readers across, then every failed cell."""
-    readers = grid["readers"]
-    out = [
-        "# Interop grid: files each writer wrote, read by each reader",
-        "",
-        (
-            "Generated by `python -m matrix.grid` (`grid.json` has every cell; the "
-            "files are under `files/WRITER/`). A cell is *same/tried*: the files the "
-            "reader loaded exactly as the reference reads them, of those it was asked "
-            "to read within its declarations (**bold**: some failed); *+N "
-            "undeclared*: refusals of dtypes it does not declare, not failures."
-        ),
-        "",
-        # what follows is data (libraries' own messages), not prose
-        "<!-- generated: interop-grid -->",
-        "",
-        "## What each writer wrote",
-        "",
-        "| writer | valid | refused, undeclared dtype | refused | writer's fault |",
-        "|---|---|---|---|---|",
-    ]
-    for writer, outcomes in grid["writers"].items():
-        valid = sum(
-            o["result"] == "written" and not o.get("fault") for o in outcomes.values()
-        )
-        faults = [f"{r}: {o['fault']}" for r, o in outcomes.items() if o.get("fault")]
-        undeclared = sum(
-            o["result"] != "written" and o.get("undeclared") == "true"
-            for o in outcomes.values()
-        )
-        refused = sum(
-            o["result"] != "written" and o.get("undeclared") != "true"
-            for o in outcomes.values()
-        )
-        out.append(
-            f"| {writer} | {valid} | {undeclared} | {refused} | "
-            f"{'; '.join(faults)[:400] or ''} |"
-        )
-    out += [
-        "",
-        "## Writers x readers",
-        "",
-        "| writer | " + " | ".join(readers) + " |",
-        "|---|" + "---|" * len(readers),
-    ]
-    for writer in grid["writers"]:
-        row = grid["cells"].get(writer, {})
-        out.append(
-            f"| {writer} | "
-            + " | ".join(_cell_text(summary(row.get(r, {}))) for r in readers)
-            + " |"
-        )
-    out += [
-        "",
-        "## Every cell that failed",
-        "",
-        "| writer | reader | request | verdict | detail |",
-        "|---|---|---|---|---|",
-    ]
-    for writer, row in grid["cells"].items():
-        for reader, cells in row.items():
-            for request, cell in cells.items():
-                if cell["verdict"] in FAILURES:
-                    detail = cell["detail"].replace("|", "\\|").replace("\n", " ")[:200]
-                    verdict = cell["verdict"]
-                    out.append(
-                        f"| {writer} | {reader} | {request} | {verdict} | {detail} |"
-                    )
-    out += ["", "<!-- end: interop-grid -->"]
-    return "\n".join(out) + "\n"
 
 
 # --- the real rows ---------------------------------------------------------

@@ -6,7 +6,8 @@ import html
 import json
 from typing import TYPE_CHECKING, Any
 
-from matrix.grid import FAILURES, summary
+from matrix.grid_judge import FAILURES
+from matrix.grid_report import summary
 
 if TYPE_CHECKING:
     from pathlib import Path

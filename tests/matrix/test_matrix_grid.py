@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from matrix import envs, grid
+from matrix import envs, grid, grid_judge
 from matrix.grid_requests import Request, dumps, requests
 
 import stspec
@@ -189,12 +189,12 @@ def test_compare_names_each_difference() -> None:
         "metadata": None,
     }
     got = {"tensors": {"a": ["F16", [4], "z"], "c": ["U8", [1], "y"]}, "metadata": {}}
-    assert grid.compare(want, got, {"metadata_presence": True}) == (
+    assert grid_judge.compare(want, got, {"metadata_presence": True}) == (
         "tensors missing: 'b'; tensors not in the file: 'c'; 'a' dtype 'F16', "
         "not 'F32'; 'a' shape [4], not [2]; ..."
     )
     header_only = {"tensors": {"a": ["F32", [2], None], "b": ["U8", [1], None]}}
-    assert grid.compare(want, header_only, {}) == ""
+    assert grid_judge.compare(want, header_only, {}) == ""
 
 
 def test_the_python_writer_script_writes_refuses_and_says_what_is_declared(

@@ -83,7 +83,8 @@ def test_every_message_the_page_shows_follows_its_schema() -> None:
         shown[message.get("result", _message_of(message))] = message
         assert _protocol.problems(_message_of(message), message) == [], block
     assert set(shown) == {
-        "describe", "accepted", "rejected", "write-request", "written", "refused"
+        "describe", "accepted", "rejected", "unjudged",
+        "write-request", "written", "refused",
     }  # fmt: skip
     [(name, tensor)] = shown["accepted"]["tensors"].items()
     content = parse_answer(json.dumps(shown["accepted"]).encode())

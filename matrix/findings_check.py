@@ -64,7 +64,7 @@ _DEFAULT_CPU_S: Final = 60
 # a small valid file: what starting the reproducer costs, without the finding
 _BASELINE_CASE: Final = "y_example_readme_metadata"
 # an exception type's name: Python's, Java's (dotted) and JavaScript's
-_NAME: Final = r"[A-Za-z_][\w.$]*(?:Error|Exception|error)"
+_NAME: Final = r"(?:[A-Za-z_][\w.$]*)?(?:Error|Exception|error)"
 _JAVA_UNCAUGHT: Final = re.compile(rf'Exception in thread "[^"]*" ({_NAME})')
 _LINE_START: Final = re.compile(rf"^({_NAME})(?::|$)", re.MULTILINE)
 # where the suite's detail names what was raised: in parentheses after the

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import html
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from matrix import findings
 from matrix.grid_judge import FAILURES
 from matrix.grid_report import summary
 
@@ -13,6 +14,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = ["grid_html", "load_grid"]
+
+# The page is also copied into the documentation site, which holds none of
+# results/interop/: the table is linked where the repository publishes it.
+GRID_URL: Final = f"{findings.REPO_URL}/blob/main/results/interop/grid.md"
 
 
 def load_grid(folder: Path) -> dict[str, Any] | None:
@@ -59,7 +64,7 @@ def grid_html(grid: dict[str, Any] | None) -> list[str]:
         "reads them, of those within its declared dtypes; <small>+N</small>: "
         "refusals of dtypes it does not declare (no failure). A file that breaks the "
         "spec is its writer's fault and counts in no reader's cell. Hover a red cell "
-        'for what failed; every cell and file: <a href="interop/grid.md">'
+        f'for what failed; every cell and file: <a href="{GRID_URL}">'
         "interop/grid.md</a>.</p>"
     )
     return [

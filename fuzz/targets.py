@@ -321,8 +321,8 @@ def check_differential(
 ) -> None:
     """Hold an implementation to the reference's verdict on ``data``.
 
-    * a crash, hang or malformed answer is always a finding (RecursionError and
-      MemoryError count as crashes);
+    * a crash, an uncaught exception (RecursionError and MemoryError
+      included), a hang or a malformed answer is always a finding;
     * valid (no rule broken): the implementation accepts, with the reference's
       metadata and tensor bytes; a rejection it classifies as one of
       ``ignore_rules`` is a known deviation;

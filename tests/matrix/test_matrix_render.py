@@ -309,8 +309,19 @@ def test_no_rendered_page_holds_a_machine_path(results_dir: Path) -> None:
 MACHINE_PATH = re.compile(r"(?<![\w.~-])/(?:tmp|work|home|root|usr|var|opt)/|file:/")
 
 
-@pytest.mark.parametrize("name", ["index.html", "matrix.md"])
-def test_the_committed_pages_hold_no_machine_path(name: str) -> None:
+# what python -m matrix render writes; the runs themselves (results/NAME.json)
+# hold the suite's messages as the runner kept them
+RENDERED = sorted(
+    path.relative_to(REPO / "results").as_posix()
+    for path in (REPO / "results").rglob("*")
+    if path.parent.name in {"badges", "findings"}
+    or path.name in {"index.html", "matrix.md"}
+)
+
+
+@pytest.mark.parametrize("name", RENDERED)
+def test_no_rendered_file_holds_a_machine_path(name: str) -> None:
+    """Pages, badges and findings name files, never where a machine kept them."""
     text = (REPO / "results" / name).read_text("utf-8")
     assert MACHINE_PATH.findall(text) == []
 

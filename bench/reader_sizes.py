@@ -32,7 +32,7 @@ PARTS = {
         "report.py",
         "table.py",
     ),
-    "shortcuts": ("fast.py", "bulk.py"),
+    "shortcuts": ("fast.py", "members.py", "recognise.py", "values.py", "bulk.py"),
     "first violation": ("first.py",),
     "api": ("__init__.py", "unmapped.py"),
 }

@@ -52,19 +52,19 @@ PLANTS: Final = {
     ),
     "escaped_duplicate_field": Plant(
         "KEY-UNIQUE misses a repeated entry field spelt with an escape",
-        (("reader/fast.py", "        if key in seen:\n",
+        (("reader/members.py", "        if key in seen:\n",
           '        if key in seen and "\\\\" not in text[key_pos:pos]:\n'),),
     ),
     "recursion_escape": Plant(
         "RecursionError escapes: the depth bound always says shallow, and the "
         "C decoder's RecursionError is no longer caught (two lines)",
         (
-            ("reader/fast.py",
+            ("reader/values.py",
              "            self._shallow = nests_shallowly(self.raw)\n",
              "            self._shallow = True\n"),
-            ("reader/fast.py",
-             "            except (ValueError, RecursionError, _Doubt):\n",
-             "            except (ValueError, _Doubt):\n"),
+            ("reader/values.py",
+             "            except (ValueError, RecursionError, Doubt):\n",
+             "            except (ValueError, Doubt):\n"),
         ),
     ),
 }  # fmt: skip

@@ -16,6 +16,7 @@ import pytest
 import stspec
 from stspec.reader import fast as _header
 from stspec.reader import pipeline as _reader
+from stspec.reader import recognise
 from stspec.writer import serialize as _writer
 
 if TYPE_CHECKING:
@@ -209,7 +210,7 @@ def test_reader_oracle_catches_a_shortcut_that_changes_a_verdict(
     targets.check_reader(HOLE)
     # Break the canonical-entry shortcut only: an entry it matches loses
     # its data_offsets begin, which moves the hole.
-    real = _header._CANONICAL
+    real = recognise.CANONICAL
 
     class Shifted:
         def match(self, text: str, pos: int) -> object:
@@ -220,7 +221,7 @@ def test_reader_oracle_catches_a_shortcut_that_changes_a_verdict(
             groups[3] = "0"
             return _Match(found, tuple(groups))
 
-    monkeypatch.setattr(_header, "_CANONICAL", Shifted())
+    monkeypatch.setattr(_header, "CANONICAL", Shifted())
     with pytest.raises(AssertionError, match=r"shortcut|fast path"):
         targets.check_reader(HOLE)
 

@@ -10,7 +10,7 @@ from test_reader_paths_agree import check_agreement
 
 import stspec
 from stspec.reader import bulk as _bulk
-from stspec.reader import fast as _header
+from stspec.reader import members as _header
 from stspec.reader.table import TensorTable
 
 U64_MAX = 2**64 - 1
@@ -20,7 +20,7 @@ Taken = tuple[int, int, int]
 @pytest.fixture(autouse=True)
 def bulk_from_the_first_byte(monkeypatch: pytest.MonkeyPatch) -> None:
     """Take even the shortest headers in bulk: some runs here are that short."""
-    monkeypatch.setattr(_header, "_BULK_MIN_LENGTH", 0)
+    monkeypatch.setattr(_header, "BULK_MIN_LENGTH", 0)
 
 
 def member(name: str, dtype: str, shape: str, begin: int | str, end: int | str) -> str:
@@ -280,7 +280,7 @@ def test_a_short_header_goes_member_by_member(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(_bulk, "take", take)
     short, long = file_with(run(2)), file_with(run(20))
     header_length = struct.unpack_from("<Q", short)[0]
-    assert header_length < _header._BULK_MIN_LENGTH
+    assert header_length < _header.BULK_MIN_LENGTH
     stspec.read(short).close()
     assert calls == []
     with stspec.read(long) as opened:

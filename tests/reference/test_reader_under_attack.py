@@ -15,8 +15,8 @@ import pytest
 from stfiles import entry, file_from, file_of
 
 import stspec
-from stspec.reader.fast import nests_shallowly
 from stspec.reader.pipeline import check
+from stspec.reader.values import nests_shallowly
 from stspec.rules import MAX_DEPTH, RULES_BY_ID
 
 if TYPE_CHECKING:
@@ -471,13 +471,13 @@ def test_the_depth_bound_comes_from_the_rule_registry(
 def test_the_nesting_bound_is_the_same_in_small_chunks(
     monkeypatch: pytest.MonkeyPatch, chunk: int
 ) -> None:
-    from stspec.reader import fast  # noqa: PLC0415 - the module whose chunks are patched
     from stspec.reader import strict_json as _json  # noqa: PLC0415 - the module whose bound is patched
+    from stspec.reader import values  # noqa: PLC0415 - the module whose chunks are patched
 
     texts = ['["\\\\\\\\\\"[[[",[[]]]', '["\\\\\\\\",[[[[]]]]]', '["\\"[","\\\\"]']
     expected = [nests_shallowly(memoryview(t.encode())) for t in texts]
     monkeypatch.setattr(_json, "MAX_DEPTH", 3)
-    monkeypatch.setattr(fast, "_CHUNK", chunk)
+    monkeypatch.setattr(values, "_CHUNK", chunk)
     assert [nests_shallowly(memoryview(t.encode())) for t in texts] == [
         True,
         False,

@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 
     from stspec.errors import Violations
     from stspec.reader.container import Buffer
-    from stspec.reader.fast import FastScan
     from stspec.reader.strict_json import Path, Text
+    from stspec.reader.table import TensorTable
 
     # Judges the members of a header text in first-violation mode
     # (text, its bytes, where the object starts, the report, the byte
@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     HeadScan = Callable[[str, memoryview, int, Report, int], object]
 
 __all__ = [
+    "FirstViolation",
     "Settled",
     "decided",
     "early",
@@ -85,7 +86,27 @@ def decided(report: Report) -> bool:
     return not _TOLERATED.issuperset(report.counts)
 
 
-def settles(state: FastScan) -> bool:
+class FirstViolation:
+    """What read()'s first-violation mode follows while the members are scanned.
+
+    report: where the violations go; table: the entries read so far;
+    buffer_length: the byte buffer's length; past_buffer: some entry seen so
+    far ends past the buffer (see settles); in_entry: the scan is inside a
+    member's value, where some findings are made only at its end (ENTRY-OBJECT
+    or META-OBJECT at the value, a surrogate in the name).
+    """
+
+    __slots__ = ("buffer_length", "in_entry", "past_buffer", "report", "table")
+
+    def __init__(self, report: Report, table: TensorTable, buffer_length: int) -> None:
+        self.report = report
+        self.table = table
+        self.buffer_length = buffer_length
+        self.past_buffer = False
+        self.in_entry = False
+
+
+def settles(first: FirstViolation) -> bool:
     """Whether the rest of the object can only be checked for syntax.
 
     Once a violation is recorded, what follows lies at later offsets, except
@@ -94,14 +115,16 @@ def settles(state: FastScan) -> bool:
     stops the parse later would void the structural findings, so the syntax
     of the rest is still checked.
     """
-    if state.past_buffer:
+    if first.past_buffer:
         return False  # it stays so: asked after every member, answered once
-    _, _, offsets, _, _ = state.header.table.columns
-    state.past_buffer = max(offsets[1::2], default=0) > state.buffer_length
-    return not state.past_buffer
+    _, _, offsets, _, _ = first.table.columns
+    first.past_buffer = max(offsets[1::2], default=0) > first.buffer_length
+    return not first.past_buffer
 
 
-def parse_fault(state: FastScan, rule: str, pos: int, msg: str, path: Path) -> None:
+def parse_fault(
+    first: FirstViolation, rule: str, pos: int, msg: str, path: Path
+) -> None:
     """Record a fault found while parsing, when one violation is wanted.
 
     Outside an entry, every violation before ``pos`` has been recorded
@@ -109,8 +132,8 @@ def parse_fault(state: FastScan, rule: str, pos: int, msg: str, path: Path) -> N
     there is none, this fault is the first and no later one can void it
     (only structural findings are voided by a stop).
     """
-    report = state.report
-    alone = not decided(report) and not state.in_entry and settles(state)
+    report = first.report
+    alone = not decided(report) and not first.in_entry and settles(first)
     report.add(rule, pos, msg, path)
     if alone and decided(report):
         raise Settled

@@ -3,7 +3,7 @@
 The reader's plain path: every member is parsed with positions (see
 strict_json) and checked field by field, each check naming its rule.  Members
 are judged as they are parsed, so nothing of the header is kept but the table
-of entries.  The shortcuts (reader/fast.py) override the ``judge_*`` hooks of
+of entries.  The shortcuts (reader/members.py) override the ``judge_*`` hooks of
 :class:`Scan` and ``Header.where``; tests/reference/test_reader_paths_agree.py
 and the fuzzers hold them to this module's verdicts.
 """

@@ -16,13 +16,14 @@ from functools import partial
 from stspec.errors import Violations
 from stspec.reader import plain
 from stspec.reader.container import PREFIX_SIZE, check_tail, read_prefix, read_text
-from stspec.reader.fast import FastText, scan
+from stspec.reader.fast import scan
 from stspec.reader.first import Settled, early, structural
 from stspec.reader.layout import check_layout
 from stspec.reader.plain import Valid
 from stspec.reader.report import OffsetMap, Report
 from stspec.reader.strict_json import JsonStop, Text
 from stspec.reader.unmapped import FileBuffer
+from stspec.reader.values import FastText
 from stspec.rules import RULES_BY_ID
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from typing import Final, Self
 
     from stspec.errors import SafetensorsError
-    from stspec.reader.fast import FastHeader
+    from stspec.reader.members import FastHeader
     from stspec.reader.table import TensorTable
 
 # A path, an open file descriptor (used, never closed), or the file's bytes.

@@ -1,0 +1,319 @@
+"""The shortcuts' recognisers: patterns and text tests that keep no state.
+
+A canonical entry, an entry whose fields come in another order, a run of
+unknown members, a metadata member whose value is a string: each is one
+regular expression (compiled on first use when only odd headers need it)
+or a few string methods.  What they match, the member scan (fast.py,
+members.py) judges.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from stspec.reader.strict_json import (
+    INT,
+    PLAIN_STRING,
+    WS,
+    JsonStop,
+    Path,
+    Text,
+    string,
+)
+from stspec.rules import U64_MAX
+
+# No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
+
+
+__all__ = [
+    "CANONICAL",
+    "between_names",
+    "control_chars",
+    "fields_head",
+    "int_array",
+    "offsets_value",
+    "one_flat_object",
+    "over_u64",
+    "plain_member",
+    "plain_run",
+    "reordered",
+    "string_pair",
+]
+
+
+_W = WS.pattern
+
+
+_NAME = PLAIN_STRING.pattern
+
+
+# A canonical entry: dtype, shape (the dimensions with their separators),
+# begin and end; any JSON whitespace between the tokens.
+_ENTRY = (
+    rf"\{{{_W}"
+    rf'"dtype"{_W}:{_W}{_NAME}{_W},{_W}'
+    rf'"shape"{_W}:{_W}\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\]{_W},{_W}'
+    rf'"data_offsets"{_W}:{_W}\[{_W}({INT}){_W},{_W}({INT}){_W}\]{_W}\}}'
+)
+
+
+# A whole member with a canonical entry: the name first, then the comma
+# after the entry if any.
+# A tensor name may hold escapes (json.dumps writes every non-ASCII
+# character as one); a valid one costs no more than a plain one.
+_ESCAPED_NAME = r'"((?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+)"'
+
+
+CANONICAL: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ENTRY}{_W}(,?){_W}")
+
+
+# Entry members a reader may ignore, with plain names and scalar values, each
+# followed by a comma: once ENTRY-UNKNOWN keeps no more, a run of them is
+# checked at C speed and only counted.
+_SCALAR = (
+    r'(?:"[^"\\\x00-\x1f]*+"|true|false|null'
+    r"|-?(?:0|[1-9][0-9]*+)(?:\.[0-9]++)?(?:[eE][-+]?[0-9]++)?)"
+)
+
+
+# Compiled on first use, as are the other patterns only odd headers need:
+# compiling costs start-up time, and most headers have no such members.
+@cache
+def plain_member() -> re.Pattern[str]:
+    """Match one unknown member with a plain name and a scalar value, and its comma."""
+    return re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W},{_W}")
+
+
+@cache
+def plain_run() -> re.Pattern[str]:
+    """Match a run of what plain_member matches, at most 4096 members long.
+
+    At most so many at a time, so that the names in hand stay few.
+    """
+    return re.compile(rf'(?:"[^"\\\x00-\x1f]*+"{_W}:{_W}{_SCALAR}{_W},{_W}){{1,4096}}+')
+
+
+# One metadata member whose value is a string without escapes; a value with
+# escapes (JSON stored as text: kohya's ss_* keys) stops it at its first
+# backslash and goes to the C string scanner (string_pair), since a pattern
+# steps through such a value one escape at a time.
+_PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
+
+
+_PAIR_HEAD: Final = re.compile(rf'{_ESCAPED_NAME}{_W}:{_W}"')
+
+
+_AFTER_VALUE: Final = re.compile(rf"{_W}(,?){_W}")
+
+
+def _field_name(name: str) -> str:
+    r"""Match a member name spelt with or without escapes (``\u0064type``)."""
+    return "".join(
+        f"(?:{char}|\\\\u00{code[0]}[{code[1].lower()}{code[1].upper()}])"
+        for char, code in ((char, f"{ord(char):02x}") for char in name)
+    )
+
+
+@cache
+def _other_orders() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Match an entry member as CANONICAL does, its field names escaped or not.
+
+    The first keeps the canonical order; the second is the order of
+    json.dumps(sort_keys=True): data_offsets, dtype, shape.  Compiled on
+    first use: headers as most writers emit them never need them.
+    """
+    dtype, shape, offsets = map(_field_name, ("dtype", "shape", "data_offsets"))
+    dims = rf"\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\]"
+    pair = rf"\[{_W}({INT}){_W},{_W}({INT}){_W}\]"
+    canonical = (
+        rf'\{{{_W}"{dtype}"{_W}:{_W}{_NAME}{_W},{_W}"{shape}"{_W}:{_W}{dims}{_W},'
+        rf'{_W}"{offsets}"{_W}:{_W}{pair}{_W}\}}'
+    )
+    ordered = (
+        rf'\{{{_W}"{offsets}"{_W}:{_W}{pair}{_W},{_W}"{dtype}"{_W}:{_W}{_NAME}{_W},'
+        rf'{_W}"{shape}"{_W}:{_W}{dims}{_W}\}}'
+    )
+    return tuple(  # type: ignore[return-value]
+        re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{entry}{_W}(,?){_W}")
+        for entry in (canonical, ordered)
+    )
+
+
+@cache
+def _any_order() -> re.Pattern[str]:
+    """Match an entry member whose three fields, named plainly, come in any order.
+
+    Each field is a name and either a string or an array of integers; which
+    is which is sorted out after the match (see _fields_in_order).
+    """
+    field = (
+        rf'"(dtype|shape|data_offsets)"{_W}:{_W}'
+        rf"(?:{_NAME}|\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\])"
+    )
+    return re.compile(
+        rf"{_ESCAPED_NAME}{_W}:{_W}\{{{_W}{field}{_W},{_W}{field}{_W},{_W}{field}"
+        rf"{_W}\}}{_W}(,?){_W}"
+    )
+
+
+def _fields_in_order(
+    found: re.Match[str],
+) -> tuple[tuple[str, ...], int, int] | None:
+    """Return what reordered does for a match of _any_order, or None."""
+    groups = found.groups()
+    fields = {groups[k]: k for k in (1, 4, 7)}
+    if len(fields) != 3:
+        return None
+    dtype = groups[fields["dtype"] + 1]
+    shape = groups[fields["shape"] + 2]
+    at = fields["data_offsets"] + 2
+    offsets = groups[at]
+    if dtype is None or shape is None or offsets is None or offsets.count(",") != 1:
+        return None
+    begin, end = offsets.split(",")
+    return (
+        (groups[0], dtype, shape, begin, end, groups[10]),
+        found.start(at + 1),
+        found.end(),
+    )
+
+
+def reordered(text: str, pos: int) -> tuple[tuple[str, ...], int, int] | None:
+    """Match the entry member at ``pos`` that CANONICAL misses but _other_orders takes.
+
+    Return its parts in CANONICAL's order (name, dtype, shape, begin, end,
+    comma), where its begin offset is and where the member ends.
+    """
+    if text.startswith('"__metadata__"', pos):
+        return None
+    found = _any_order().match(text, pos)
+    if found is not None:
+        return _fields_in_order(found)
+    escaped, ordered = _other_orders()
+    found = escaped.match(text, pos)
+    if found is not None:
+        return found.groups(), found.start(4), found.end()
+    found = ordered.match(text, pos)
+    if found is None:
+        return None
+    name, begin, end, dtype, shape, comma = found.groups()
+    return (name, dtype, shape, begin, end, comma), found.start(2), found.end()
+
+
+def _greater(number: str) -> str:
+    """Match the integers of as many digits as ``number`` that exceed it."""
+    return "|".join(
+        number[:k] + f"[{int(digit) + 1}-9]" + "[0-9]" * (len(number) - k - 1)
+        for k, digit in enumerate(number)
+        if digit != "9"
+    )
+
+
+@cache
+def over_u64() -> re.Pattern[str]:
+    """Match a dimension token above 2^64-1 of 20 digits, in place, at C speed.
+
+    A canonical entry has at most 20 digits per dimension.  Compiled on first
+    use: it takes a millisecond, and only a shape of 20 characters or more
+    needs it.
+    """
+    return re.compile(rf"(?<![0-9])(?:{_greater(str(U64_MAX))})(?![0-9])")
+
+
+@cache
+def fields_head() -> re.Pattern[str]:
+    """Match a canonical entry's three fields up to the comma after data_offsets."""
+    return re.compile(_ENTRY.removesuffix(rf"{_W}\}}") + rf"{_W},{_W}")
+
+
+def one_flat_object(text: str, pos: int) -> bool:
+    r"""Whether the object at ``pos`` may be a sound entry, judged cheaply.
+
+    A sound entry holds no object, no escaped quote and exactly three
+    members, so its first ``}`` is its end and three colons come before
+    it: with no ``\"``, an even count of quotes puts that ``}`` outside
+    any string.  Anything else is left to header.entry without being
+    decoded, so an entry with millions of unknown members costs one pass
+    of C searches here instead of a decode that calls Python per number.
+    """
+    close = text.find("}", pos)
+    return (
+        close > 0
+        and text.count(":", pos, close) == 3  # the three fields
+        and text.find("{", pos + 1, close) < 0
+        and text.find('\\"', pos, close) < 0
+        and not text.count('"', pos, close) & 1
+    )
+
+
+@cache
+def _key() -> re.Pattern[str]:
+    # A member name and its colon; in a sound entry no value holds a string
+    # followed by a colon.
+    return re.compile(rf'"((?:[^"\\]|\\.)*)"{_W}:{_W}')
+
+
+def offsets_value(text: str, pos: int, end: int) -> int:
+    """Return where the data_offsets value of the sound entry in pos..end is."""
+    found = text.find('"data_offsets"', pos, end)
+    if found >= 0:
+        return _key().match(text, found).end()  # type: ignore[union-attr]
+    for key in _key().finditer(text, pos, end):
+        if string(Text(key.group(), _ignore_fault), 0)[1] == "data_offsets":
+            return key.end()
+    raise AssertionError  # pragma: no cover - a sound entry has data_offsets
+
+
+def _ignore_fault(_rule: str, _pos: int, _msg: str, _path: Path) -> None:
+    pass  # pragma: no cover - a sound entry's names hold no fault
+
+
+@cache
+def int_array() -> re.Pattern[str]:
+    """Match an array of integer tokens (a shape or data_offsets value)."""
+    return re.compile(rf"\[{_W}((?:{INT}(?:{_W},{_W}{INT})*+)?){_W}\]")
+
+
+@cache
+def between_names() -> re.Pattern[str]:
+    """Match what lies between two unknown members' names: ``:`` value ``,``."""
+    return re.compile(rf"{_W}:{_W}{_SCALAR}{_W},{_W}")
+
+
+@cache
+def control_chars() -> re.Pattern[str]:
+    """Match a character no JSON text holds raw, JSON whitespace excepted.
+
+    Whitespace is allowed between the tokens, not inside a name: checked apart.
+    """
+    return re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f]")
+
+
+def string_pair(src: Text, pos: int) -> tuple[str, str, int, str, int] | None:
+    """Match a metadata member at ``pos`` whose value is a string, or return None.
+
+    Returns its name as written, its value decoded, where the value is,
+    the comma after it (or ''), and where the next member starts.  A value
+    the C scanner refuses is left to the general way, which reports it.
+    """
+    text = src.text
+    found = _PAIR.match(text, pos)
+    if found is not None:
+        name, item, comma = found.groups()
+        return name, item, found.start(2) - 1, comma, found.end()
+    head = _PAIR_HEAD.match(text, pos)
+    if head is None:
+        return None
+    item_pos = head.end() - 1
+    try:
+        end, item = string(src, item_pos)
+    except JsonStop:
+        return None
+    after = _AFTER_VALUE.match(text, end)
+    if after is None:  # pragma: no cover - every part of it is optional
+        return None
+    return head.group(1), item, item_pos, after.group(1), after.end()

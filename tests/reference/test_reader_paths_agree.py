@@ -446,3 +446,27 @@ def test_escaped_metadata_values_agree(data: bytes, limit: int | None) -> None:
     assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
         (e.rule, e.offset, e.path, e.msg) for e in plain
     ]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(_run(_PLAIN), id="numbers"),
+        pytest.param(_run([*_PLAIN[:90], '"k3":null', *_PLAIN[90:]]), id="repeated"),
+        pytest.param(_run([*_PLAIN[:70], '"shape":[1]', *_PLAIN[70:]]), id="field"),
+        pytest.param(_run([*_PLAIN[:60], '"s":"x,"', *_PLAIN[60:]]), id="string"),
+    ],
+)
+@pytest.mark.parametrize("limit", [1, None])
+def test_runs_split_in_small_chunks_agree(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, limit: int | None
+) -> None:
+    from stspec.reader import members  # noqa: PLC0415 - the module whose chunks are patched
+
+    monkeypatch.setattr(members, "_SPLIT_CHUNK", 64)
+    plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
+    fast, _ = check(memoryview(data), limit=limit)
+    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
+        (e.rule, e.offset, e.path, e.msg) for e in plain
+    ]
+    assert fast.omitted == plain.omitted

@@ -96,6 +96,9 @@ def load_bulk() -> ModuleType:
 
 
 _FEW_MEMBERS: Final = 5
+# Unknown members are split this many characters at a time: the pieces of a
+# chunk, not of the whole entry, are held at once.
+_SPLIT_CHUNK: Final = 1 << 20
 
 
 class FastHeader(Header):
@@ -128,6 +131,7 @@ class FastScan(Scan):
         "first",
         "first_only",
         "shortcuts",
+        "split_close",
         "split_from",
     )
     header: FastHeader
@@ -147,6 +151,8 @@ class FastScan(Scan):
         self.bulk_from = 0 if length >= BULK_MIN_LENGTH else length + 1
         # Before this position, splitting unknown members is not tried again.
         self.split_from = 0
+        # Where the stretch of members being split ends (its first "}").
+        self.split_close = 0
 
     def judge_entry(self, name: str, pos: int, *, repeated: bool) -> int:
         """Judge the tensor entry value at ``pos``; return its end."""
@@ -418,54 +424,78 @@ def _plain_members(state: FastScan, seen: set[str], pos: int) -> int:
 
 
 def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:
-    """Take the unknown members from ``pos`` to the entry's last at C speed.
+    """Take unknown members from ``pos`` on at C speed, a chunk at a time.
 
     For members whose values are numbers, true, false or null, the common
     hostile shape (millions of them in one entry): the text up to the first
-    ``}`` is split at its quotes, so that the names and what lies between
-    them come out of string methods, not of a regular expression per
-    member.  The pieces between the names repeat (``:0,``), so checking
-    each distinct one checks them all.  The last member is left to the
-    caller, which ends the object; its name is checked against the others
-    here, so that ``seen`` need not hold them.  Returns what _plain_members
-    does, or None when the text is anything else (a string value, an
-    escape, a nested value, a field), for the regular expressions to take.
+    ``}`` is split at its quotes, _SPLIT_CHUNK characters at a time, so that
+    the names and what lies between them come out of string methods, not of
+    a regular expression per member.  The pieces between the names repeat
+    (``:0,``), so checking each distinct one checks them all.  In the last
+    chunk, the last member is left to the caller, which ends the object.
+    Returns what _plain_members does, or None when the text is anything
+    else (a string value, an escape, a nested value, a field, a repeat), for
+    the regular expressions to take; a stretch is not tried again after that.
     """
     text = state.src.text
-    close = -1
-    if pos >= state.split_from:
-        close = text.find("}", pos)
-        # Tried once per stretch of text: a run of members the regular
-        # expressions take a chunk at a time is not searched again each time.
-        state.split_from = close if close >= 0 else len(text)
-    region = text[pos:close] if close > pos and text[pos] == '"' else ""
+    if pos < state.split_from:
+        return None
+    if pos >= state.split_close:
+        found = text.find("}", pos)
+        state.split_close = found if found >= 0 else len(text)
+    close = state.split_close
+    end = close
+    if close - pos > _SPLIT_CHUNK:
+        # Up to a member's opening quote: the pieces stay whole.
+        end = text.rfind(',"', pos, pos + _SPLIT_CHUNK) + 1
+    taken = _split_run(state, seen, pos, end, last=end == close)
+    if taken is None:
+        state.split_from = close
+    return taken
+
+
+def _split_run(
+    state: FastScan, seen: set[str], pos: int, end: int, *, last: bool
+) -> int | None:
+    """Take the members in ``pos..end`` for _scalar_members, or return None.
+
+    With ``last``, ``end`` is the entry's ``}`` and its last member is left
+    to the caller (its name is checked against the others here); else the
+    members all end with their comma, and ``seen`` receives their names.
+    """
+    text = state.src.text
+    region = text[pos:end] if end > pos and text[pos] == '"' else ""
     if "\\" in region or "{" in region or "[" in region:
         region = ""
     parts = region.split('"')
     # '', then each member's name and what follows it.
-    if len(parts) < 5 or not len(parts) & 1:
+    if len(parts) < 3 + 2 * last or not len(parts) & 1:
         return None
     names = parts[1::2]
-    if not all(
-        map(between_names().fullmatch, set(parts[2:-1:2]))
-    ) or control_chars().search(region):
+    between = parts[2:-1:2] if last else parts[2::2]
+    if not all(map(between_names().fullmatch, set(between))) or control_chars().search(
+        region
+    ):
         return None
     if "\t" in region or "\n" in region or "\r" in region:
         joined = "".join(names)
         if "\t" in joined or "\n" in joined or "\r" in joined:
             return None  # whitespace allowed between the tokens, not in a name
-    taken = close - len(parts[-1]) - len(parts[-2]) - 2
+    taken = end - len(parts[-1]) - len(parts[-2]) - 2 if last else end
+    ignorable = names[:-1] if last else names
     if state.first_only and decided(state.report):
         # As in _plain_members: only whether a field hides here.
-        return None if FIELDS.intersection(names[:-1]) else -taken
+        return None if FIELDS.intersection(ignorable) else -taken
     fresh = set(names)
     if (
         len(fresh) != len(names)
         or not seen.isdisjoint(fresh)
-        or FIELDS.intersection(names[:-1])
+        or FIELDS.intersection(ignorable)
     ):
         return None
-    count_more(state.report, "ENTRY-UNKNOWN", len(names) - 1)
+    if not last:
+        seen |= fresh
+    count_more(state.report, "ENTRY-UNKNOWN", len(ignorable))
     return -taken
 
 

@@ -82,7 +82,7 @@ class ClassifyingAdapter(Protocol):
 
 
 class DeclaringAdapter(Protocol):
-    """A module declaring what it does (the README's "Capability declarations")."""
+    """A module declaring what it does (docs/reference/capabilities.md)."""
 
     @property
     def CAPABILITIES(self) -> Mapping[str, object]:  # noqa: N802 - the module's name

@@ -13,7 +13,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
-import stspec
+from stspec.dtypes import BITS
 from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._limits import Limits
 from stspec_conformance._model import (
@@ -30,9 +30,6 @@ if TYPE_CHECKING:
 MemoryMode = Literal["tracemalloc", "rss"] | None
 RawTensors = Mapping[str, tuple[str, tuple[int, ...] | list[int], bytes]]
 T = TypeVar("T")
-
-
-_BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
 
 
 class Hang(BaseException):
@@ -436,5 +433,5 @@ def _shape_only(name: object, dtype: object, shape: object) -> TensorDigest:
     dims = dims_of(name, shape)
     if not isinstance(name, str) or not isinstance(dtype, str):
         raise AdapterOutputError(f"tensor {name!r}: names and dtypes are strings")
-    bits = _BITS.get(dtype, 0) * math.prod(dims)
+    bits = BITS.get(dtype, 0) * math.prod(dims)
     return TensorDigest(dtype, dims, bits // 8 if bits % 8 == 0 else -1, "")

@@ -62,7 +62,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-import stspec
+from stspec.dtypes import BITS
 from stspec_conformance._capabilities import Capabilities, from_describe
 from stspec_conformance._limits import Allowance, Limits
 from stspec_conformance._minimal import minimal_file
@@ -114,7 +114,6 @@ _SCHEMA: Final[dict[str, Message]] = {
     "accepted": "read-answer",
     "written": "write-answer",
 }
-_BITS: Final = {dt.name: dt.bits for dt in stspec.DTYPES}
 # bytes of a non-protocol stdout quoted in a crash message
 STDOUT_SHOWN: Final = 200
 # A child's peak below the suite's own peak plus this is not its own: until it
@@ -598,7 +597,7 @@ def _acceptance(
 
 def _nbytes(dtype: str, shape: list[int]) -> int:
     """What ``dtype`` x ``shape`` occupies (-1 when not whole bytes or unknown)."""
-    bits = _BITS.get(dtype)
+    bits = BITS.get(dtype)
     if bits is None:
         return -1
     total = bits * math.prod(shape)

@@ -25,6 +25,7 @@ from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
 import stspec
+from stspec.dtypes import BITS
 from stspec_conformance import _outcomes, _props
 from stspec_conformance import strategies as sts
 from stspec_conformance._explain import canonical_difference
@@ -40,8 +41,6 @@ if TYPE_CHECKING:
     from stspec_conformance.adapters import Adapter
 
 pytestmark = pytest.mark.stspec_writer
-
-BITS = {dt.name: dt.bits for dt in stspec.DTYPES}
 
 
 @pytest.fixture(scope="module")

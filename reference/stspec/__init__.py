@@ -4,8 +4,6 @@ from stspec._version import SPEC_VERSION
 from stspec._version import __version__ as __version__
 from stspec.dtypes import DTYPES, DType
 from stspec.errors import SafetensorsError, Violations
-from stspec.reader.pipeline import SafetensorsFile, read, validate
-from stspec.reader.table import TensorInfo, TensorTable
 from stspec.rules import (
     MAX_HEADER_SIZE,
     RULES,
@@ -45,10 +43,16 @@ def __dir__() -> list[str]:
     return [*__all__, "__version__"]
 
 
-# The writer and what it needs (signals, locks, struct), and the schema
-# (pathlib), load on first use, so that reading, and the `stspec` command,
-# never pay for them.
+# The reader loads on first use, so that `stspec --version` and a usage
+# error never pay for it; the writer and what it needs (signals, locks,
+# struct), and the schema (pathlib), so that reading, and the `stspec`
+# command, never pay for them.
 _LAZY = {
+    "SafetensorsFile": "stspec.reader.pipeline",
+    "read": "stspec.reader.pipeline",
+    "validate": "stspec.reader.pipeline",
+    "TensorInfo": "stspec.reader.table",
+    "TensorTable": "stspec.reader.table",
     "HEADER_SCHEMA_ID": "stspec.schema",
     "header_schema": "stspec.schema",
     "Tensor": "stspec.writer.serialize",
@@ -57,6 +61,8 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # for mypy, the names are simply there
+    from stspec.reader.pipeline import SafetensorsFile, read, validate
+    from stspec.reader.table import TensorInfo, TensorTable
     from stspec.schema import HEADER_SCHEMA_ID, header_schema
     from stspec.writer.serialize import Tensor, serialize, write
 else:

@@ -16,7 +16,7 @@ import pytest
 
 import stspec
 from stspec.audit import check as _check
-from stspec.audit import cli as _cli
+from stspec.audit import command as _command
 from stspec.audit.check import FileResult, Progress, Task, check_file, check_files
 
 from .models import INDEX, SHARDS, run, write_model
@@ -441,6 +441,6 @@ def test_ctrl_c_ends_a_run_without_a_traceback(
     def interrupted(*_: object, **__: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(_cli, "audit", interrupted)
+    monkeypatch.setattr(_command, "audit", interrupted)
     status, out, err = run(capsys, "check", str(tmp_path))
     assert (status, out, err) == (130, "", "stspec: interrupted\n")

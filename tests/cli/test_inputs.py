@@ -16,7 +16,7 @@ import pytest
 
 import stspec
 from stspec import MAX_HEADER_SIZE
-from stspec.audit import cli as _cli
+from stspec.audit import inspect as _inspect
 from stspec.audit.opening import (
     NotRegularFileError,
     kind,
@@ -437,7 +437,7 @@ def test_inspect_reports_an_io_error_while_reading(
     def fail(*_: object, **__: object) -> None:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(_cli, "read", fail)
+    monkeypatch.setattr(_inspect, "read", fail)
     status, _, err = run(capsys, "inspect", str(good))
     assert status == 2
     assert err == f"stspec: cannot read {good}: Permission denied\n"

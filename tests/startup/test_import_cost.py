@@ -311,3 +311,28 @@ def test_an_odd_header_compiles_what_it_needs(
     path.write_bytes(len(raw).to_bytes(8, "little") + raw + bytes(4))
     compiled = compiled_after(f"stspec.validate({str(path)!r})")
     assert set(compiled) >= needed
+
+
+@pytest.mark.parametrize("arguments", [["--version"], ["--help"], ["check"]])
+def test_before_a_command_is_known_only_argparse_is_loaded(
+    arguments: list[str],
+) -> None:
+    # --version, --help and a usage error cost the interpreter, argparse and
+    # the package's data modules: no reader, no auditor module but the CLI.
+    loaded = loaded_by(
+        "import contextlib, io\n"
+        "from stspec.audit.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), "
+        "contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    main({arguments!r})"
+    )
+    assert sorted(name for name in loaded if name.startswith("stspec")) == [
+        "stspec",
+        "stspec._version",
+        "stspec.audit",
+        "stspec.audit.cli",
+        "stspec.dtypes",
+        "stspec.errors",
+        "stspec.record",
+        "stspec.rules",
+    ]

@@ -55,7 +55,6 @@ __all__ = [
     "Fetched",
     "RemoteError",
     "Session",
-    "is_remote",
     "is_url",
 ]
 
@@ -79,11 +78,6 @@ _STALE: Final = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionRese
 def is_url(argument: str) -> bool:
     """Whether a command-line argument is an http(s) URL."""
     return argument.lower().startswith(_SCHEMES)
-
-
-def is_remote(argument: str) -> bool:
-    """Whether an argument names a remote file: a URL or ``hf://``."""
-    return is_url(argument) or argument.startswith("hf://")
 
 
 class RemoteError(OSError):

@@ -202,12 +202,13 @@ def _stand_in(session: Session, item: _File, folder: str) -> Fetched | None:
     path = os.path.join(folder, *item.name.split("/"))
     fd = _create(path)
     try:
-        transferred, length = _head(session, item.url, fd)
-        os.ftruncate(fd, length)
+        try:
+            transferred, length = _head(session, item.url, fd)
+            os.ftruncate(fd, length)
+        finally:
+            os.close(fd)
     except RemoteError as exc:
         if exc.status == 404 and item.optional:
-            os.close(fd)
-            fd = -1
             os.unlink(path)
             return None  # a shard the index names and nobody serves: SHARD-MISSING
         raise RemoteError(f"{item.shown}: {exc.strerror}") from None
@@ -215,9 +216,6 @@ def _stand_in(session: Session, item: _File, folder: str) -> Fetched | None:
         raise RemoteError(
             f"{item.shown}: cannot write its stand-in: {exc.strerror or exc}"
         ) from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
     if item.size is not None and item.size != length:
         raise RemoteError(
             f"{item.shown}: the Hub lists it as {item.size:,} bytes, the file "

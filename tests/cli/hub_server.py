@@ -54,6 +54,18 @@ MODES: Final = (
     "api-huge",  # the API announces a 1 TiB answer
     "size-mismatch",  # the API lists each file a byte longer than it is
     "ghost",  # the API lists ghost.safetensors, which the CDN does not have
+    "api-not-json",  # the API answers text that is not JSON
+    "api-no-siblings",  # the API answers JSON without a list of files
+    "bad-lfs",  # the API gives each LFS file a sha256 that is not 64 hex digits
+    "file-and-folder",  # the API lists a file under a name it lists as a file
+    "false-416",  # 416 with 'bytes */SIZE' to a range inside the file
+    "range-star",  # 206 whose Content-Range gives no length ('bytes 0-7/*')
+    "no-location",  # 302 without a Location
+    "redirect-ftp",  # 302 to an ftp:// URL
+    "no-answer",  # closes each connection without answering
+    "length-changes",  # the file grows a byte between the prefix and the header
+    "mute",  # takes each request and answers nothing
+    "bad-chunk",  # a chunked body whose first chunk size is not hex
 )
 
 
@@ -189,15 +201,13 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             if repo not in hub.repos:
                 self._empty(404)
                 return
-            siblings = hub.siblings(repo)
-            if hub.mode == "bad-name":
-                siblings.append({"rfilename": "../escape.safetensors", "size": 8})
-            if hub.mode == "ghost":
-                siblings.append({"rfilename": "ghost.safetensors", "size": 8})
-            if hub.mode == "size-mismatch":
-                for sibling in siblings:
-                    sibling["size"] = int(str(sibling["size"])) + 1
-            text = json.dumps({"id": repo, "sha": _COMMIT, "siblings": siblings})
+            siblings = _listed(hub.siblings(repo), hub.mode)
+            answer: dict[str, object] = {"id": repo, "sha": _COMMIT}
+            if hub.mode != "api-no-siblings":
+                answer["siblings"] = siblings
+            text = json.dumps(answer)
+            if hub.mode == "api-not-json":
+                text = "<html>rate limited</html>"
             data = text.encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
@@ -233,6 +243,18 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             if mode == "not-found":
                 self._empty(404)
                 return
+            if mode == "mute":
+                time.sleep(30)
+                return
+            if mode == "no-answer":
+                self.close_connection = True
+                return
+            if mode == "no-location":
+                self._empty(302)
+                return
+            if mode == "redirect-ftp":
+                self._empty(302, {"Location": "ftp://127.0.0.1/x.safetensors"})
+                return
             if mode == "redirect-loop":
                 self._empty(302, {"Location": self.path})
                 return
@@ -250,7 +272,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             asked = _RANGE.match(self.headers.get("Range", ""))
             if asked and mode != "ignore-range":
                 found = _byte_range(asked[1], asked[2], size)
-                if found is None:
+                if found is None or mode == "false-416":
                     self._empty(416, {"Content-Range": f"bytes */{size}"})
                     return
                 start, end = found
@@ -262,7 +284,10 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             if status == 206:
                 first = start + 1 if mode == "wrong-range" else start
                 length = 1 << 50 if mode == "huge-length" else size
-                headers["Content-Range"] = f"bytes {first}-{end}/{length}"
+                if mode == "length-changes" and start > 0:
+                    length += 1
+                shown = "*" if mode == "range-star" else length
+                headers["Content-Range"] = f"bytes {first}-{end}/{shown}"
                 if mode == "no-content-range":
                     del headers["Content-Range"]
             if mode == "gzip":
@@ -276,6 +301,11 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
+            if mode == "bad-chunk":
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self.wfile.write(b"zz\r\n")
+                return
             if mode == "extra-unsized":
                 self.send_header("Connection", "close")
                 self.close_connection = True
@@ -304,6 +334,27 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             hub.count(len(payload))
 
     return Handler
+
+
+def _listed(
+    siblings: list[dict[str, object]], mode: str | None
+) -> list[dict[str, object]]:
+    """The API's list of files, as the hostile ``mode`` misstates it."""
+    if mode == "bad-name":
+        siblings.append({"rfilename": "../escape.safetensors", "size": 8})
+    if mode == "ghost":
+        siblings.append({"rfilename": "ghost.safetensors", "size": 8})
+    if mode == "bad-lfs":
+        for sibling in siblings:
+            if isinstance(sibling.get("lfs"), dict):
+                sibling["lfs"] = {"sha256": "not-a-digest"}
+    if mode == "file-and-folder":
+        first = str(siblings[0]["rfilename"])
+        siblings.append({"rfilename": f"{first}/x.safetensors", "size": 8})
+    if mode == "size-mismatch":
+        for sibling in siblings:
+            sibling["size"] = int(str(sibling["size"])) + 1
+    return siblings
 
 
 def _byte_range(first: str, last: str, size: int) -> tuple[int, int] | None:

@@ -11,10 +11,15 @@ import contextlib
 import hashlib
 import io
 import json
+import os
+import resource
 import shutil
+import signal
+import socket
 import ssl
 import subprocess
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from stspec.audit.cli import main
-from stspec.audit.remote import MAX_REDIRECTS, MAX_STAND_IN, Session
+from stspec.audit.remote import MAX_REDIRECTS, MAX_STAND_IN, RemoteError, Session
 
 from .hub_server import MODES, HubServer
 from .models import INDEX, SHARDS, run, write_model
@@ -255,7 +260,8 @@ _REFUSALS = {
     "redirect-loop": "redirected in a loop",
     "redirect-chain": f"redirected more than {MAX_REDIRECTS} times",
     "huge-length": f"more than the {MAX_STAND_IN:,} (4 TiB) this checker accepts",
-    "short-body": "closed the connection after 4 of the 8 bytes it announced",
+    "short-body": f"{INDEX}: the server closed the connection after 120 of the 240 "
+    "bytes it announced",
     "long-header": "header line longer than 64 KiB",
     "many-headers": "got more than 100 headers",
     "not-found": "answered 404",
@@ -263,6 +269,19 @@ _REFUSALS = {
     "api-huge": "announced 1099511627776 bytes, more than the 67,108,864",
     "size-mismatch": "the Hub lists it as 209 bytes, the file server says 208",
     "ghost": "hf://org/model/ghost.safetensors: the server answered 404",
+    "api-not-json": "the Hub's API answer is not JSON",
+    "api-no-siblings": "the Hub's API answer has no list of files (siblings)",
+    "bad-lfs": "an LFS sha256 that is not 64 hex digits: 'not-a-digest'",
+    "file-and-folder": "': File exists",
+    "false-416": "answered 416 (range not satisfiable) to bytes 0-7 with "
+    "Content-Range 'bytes */",
+    "range-star": "expected 'bytes 0-LAST/LENGTH'",
+    "no-location": "the server answered 302 Found without a Location",
+    "redirect-ftp": "not an http(s) URL: ftp://127.0.0.1",
+    "no-answer": "the server closed the connection without answering",
+    "length-changes": "the file's length changed between two requests",
+    "mute": "the server sent nothing for 0.5 s (--wait)",
+    "bad-chunk": "the connection failed while reading: IncompleteRead(0 bytes read)",
 }
 
 
@@ -317,6 +336,8 @@ def test_plain_http_is_for_loopback_only(capsys: pytest.CaptureFixture[str]) -> 
         ("hf://org", "expected hf://ORG/REPO[@REVISION][/PATH]"),
         ("hf://org/..", "not a Hub repository name"),
         ("hf://org/model/a/../b", "not a path in a repository"),
+        ("hf://org/model/a\\b", "not a path in a repository"),
+        ("hf://org/model@%00", "not a revision: '%00'"),
         ("hf://org/missing", "answered 404"),
         ("hf://org/model/nothing-here", "the repository has no file 'nothing-here'"),
     ],
@@ -398,6 +419,21 @@ def test_tls_certificates_are_verified(
     assert "TLS failed: CERTIFICATE_VERIFY_FAILED" in err
 
 
+def test_every_https_argument_is_verified(
+    tls: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # One TLS context serves the run: the second connection is verified too.
+    with _tls_redirect(*tls, "/x") as url:
+        status, _, err = run(capsys, "check", f"{url}/a.safetensors", f"{url}/b")
+    assert status == 2
+    lines = err.splitlines()
+    assert [line.split(": ", 2)[1] for line in lines] == [
+        f"cannot read {url}/a.safetensors",
+        f"cannot read {url}/b",
+    ]
+    assert all("TLS failed: CERTIFICATE_VERIFY_FAILED" in line for line in lines)
+
+
 def test_a_redirect_never_drops_tls(
     tls: tuple[Path, Path],
     endpoint: str,
@@ -474,3 +510,235 @@ def test_a_remote_pin_is_compared_with_the_hubs_record(
     status, out, _ = run(capsys, "check", "-q", "hf://org/model", "--sha256", wrong)
     assert status == 1
     assert f"mismatch: expected {'0' * 64}, got {digest}" in out
+
+
+@pytest.mark.usefixtures("endpoint")
+def test_a_hash_of_a_remote_file_is_the_hubs_record(
+    hub: HubServer, model: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, out, _ = run(capsys, "check", "-q", "--hash", f"hf://org/model/{FIRST}")
+    assert status == 0
+    assert out.splitlines()[0] == (
+        f"hf://org/model/{FIRST}: sha256 {hub.digest(model / FIRST)} (the Hub's LFS "
+        "record, not computed here)"
+    )
+
+
+def test_a_url_has_no_recorded_digest_to_show(
+    endpoint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"{endpoint}/cdn/org/model/{FIRST}"
+    status, out, _ = run(capsys, "check", "-q", "--hash", url)
+    assert status == 2  # valid, and its integrity not checked
+    assert f"{url}: integrity not checked: the server records no SHA-256" in out
+
+
+@pytest.mark.usefixtures("endpoint")
+def test_a_remote_pin_on_a_file_not_checked_is_not_checked(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    pin = f"hf://org/model/{SECOND}={'0' * 64}"
+    status, out, _ = run(
+        capsys, "check", "-q", f"hf://org/model/{FIRST}", "--sha256", pin
+    )
+    assert status == 2
+    assert (
+        f"hf://org/model/{SECOND}: integrity not checked: not among the remote files "
+        "checked"
+    ) in out
+
+
+# Repository contents ------------------------------------------------------------
+
+
+@pytest.mark.usefixtures("endpoint")
+def test_an_index_named_in_the_repository_brings_its_shards(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run(capsys, "check", f"hf://org/model/{INDEX}")
+    assert status == 0
+    assert f"hf://org/model/{FIRST}: valid (2 tensors, 208 bytes)" in out
+    assert f"hf://org/model/{INDEX}: model valid (2 shards" in out
+
+
+@pytest.mark.usefixtures("endpoint")
+def test_a_repository_without_weights_is_refused(
+    hub: HubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "config.json").write_text("{}")
+    hub.repos["org/config"] = tmp_path
+    status, _, err = run(capsys, "check", "hf://org/config")
+    assert status == 2
+    assert err == (
+        "stspec: cannot read hf://org/config: no .safetensors or index files in "
+        "hf://org/config\n"
+    )
+
+
+@pytest.mark.usefixtures("endpoint")
+def test_other_repository_files_are_named_never_read(
+    hub: HubServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_model(tmp_path / "extra")
+    (folder / "pytorch_model.bin").write_bytes(b"PK\3\4" + bytes(60))  # a zip
+    hub.repos["org/extra"] = folder
+    status, out, _ = run(capsys, "check", "hf://org/extra")
+    assert status == 0
+    assert "hf://org/extra: 1 other file not checked (pytorch_model.bin)" in out
+    # Only names are known of a repository's other files: none is sniffed.
+    assert "like model weights" not in out
+    status, document = _json("hf://org/extra")
+    assert document["skipped"] == {"hf://org/extra": ["pytorch_model.bin"]}
+    assert document["unchecked_weights"] == {}
+
+
+def test_a_url_without_a_file_name_is_checked_under_its_url(
+    endpoint: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    url = f"{endpoint}/cdn/org/model/{FIRST}/"  # the server ignores the slash
+    status, out, _ = run(capsys, "check", url)
+    assert status == 0
+    assert out.startswith(f"{url}: valid (2 tensors, 208 bytes)\n")
+
+
+# Connections ---------------------------------------------------------------------
+
+
+def test_a_closed_port_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    # Nobody listens on the port any more: the connection is refused at once.
+    status, _, err = run(capsys, "check", f"http://127.0.0.1:{port}/m.safetensors")
+    assert status == 2
+    assert "cannot connect to 127.0.0.1: Connection refused" in err
+
+
+@pytest.mark.parametrize(
+    ("url", "why"),
+    [
+        ("http://127.0.0.1:99999/m.safetensors", "the URL has a bad port"),
+        (
+            "http://example.invalid/m.safetensors",
+            "plain http is refused for example.invalid",
+        ),
+    ],
+)
+def test_a_url_is_refused_before_connecting(
+    url: str, why: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, _, err = run(capsys, "check", url)
+    assert status == 2
+    assert why in err
+
+
+def test_without_a_sink_the_bytes_are_returned(endpoint: str, model: Path) -> None:
+    with Session() as session:
+        answer = session.get_range(f"{endpoint}/cdn/org/model/{FIRST}", 0, 7)
+    assert answer.body == (model / FIRST).read_bytes()[:8]
+    assert (answer.size, answer.length) == (8, 208)
+
+
+def test_a_sink_that_cannot_be_written_is_named(endpoint: str, tmp_path: Path) -> None:
+    (tmp_path / "read-only").touch()
+    fd = os.open(tmp_path / "read-only", os.O_RDONLY)
+    try:
+        with Session() as session, pytest.raises(RemoteError) as refused:
+            session.get_range(f"{endpoint}/cdn/org/model/{FIRST}", 0, 7, sink=fd)
+    finally:
+        os.close(fd)
+    assert refused.value.strerror == (
+        "cannot write what the server sent: Bad file descriptor"
+    )
+
+
+def test_an_unsized_answer_stops_at_the_limit(endpoint: str, hub: HubServer) -> None:
+    hub.mode = "extra-unsized"  # no Content-Length: the body ends when it closes
+    with Session() as session, pytest.raises(RemoteError) as refused:
+        session.get_json(f"{endpoint}/cdn/org/model/{INDEX}", 50)
+    assert refused.value.strerror == (
+        "the server sent more than 50 bytes, the most this checker reads of it"
+    )
+
+
+@contextlib.contextmanager
+def _file_size_limit(size: int) -> Iterator[None]:
+    """Let no file this process writes grow past ``size`` bytes (EFBIG)."""
+    ignored = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # else it ends the process
+    soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (size, hard))
+    try:
+        yield
+    finally:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+        signal.signal(signal.SIGXFSZ, ignored)
+
+
+@pytest.mark.usefixtures("endpoint")
+def test_a_stand_in_that_cannot_be_written_is_named(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The 184 bytes of prefix and header fit; the stand-in's 208 do not.
+    with _file_size_limit(200):
+        status = main(["check", f"hf://org/model/{FIRST}"])
+    _, err = capsys.readouterr()
+    assert status == 2
+    assert err == (
+        f"stspec: cannot read hf://org/model/{FIRST}: cannot write its stand-in: "
+        "File too large\n"
+    )
+
+
+@pytest.mark.usefixtures("endpoint")
+def test_an_index_that_cannot_be_copied_is_named(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with _file_size_limit(10):
+        status = main(["check", f"hf://org/model/{INDEX}"])
+    _, err = capsys.readouterr()
+    assert status == 2
+    assert err.startswith(f"stspec: cannot read hf://org/model/{INDEX}: cannot write ")
+    assert err.endswith(f"{INDEX}: File too large\n")
+
+
+def test_a_body_cut_short_is_refused(
+    endpoint: str, hub: HubServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hub.mode = "short-body"
+    url = f"{endpoint}/cdn/org/model/{FIRST}"
+    status, _, err = run(capsys, "check", url)
+    assert status == 2
+    assert err == (
+        f"stspec: cannot read {url}: the server closed the connection after 4 of "
+        "the 8 bytes it announced\n"
+    )
+
+
+def test_the_deadline_ends_a_request_left_unanswered(
+    endpoint: str, hub: HubServer
+) -> None:
+    cdn = f"{hub.cdn}/cdn/org/model/{FIRST}"
+    with Session(wait=30, deadline=3) as session:
+        # An answer with Connection: close leaves a closed connection behind,
+        # which the deadline's timer passes over.
+        hub.mode = "extra-unsized"
+        session.get_json(f"{endpoint}/cdn/org/model/{INDEX}", 1 << 20)
+        hub.mode = None
+        session.get_range(cdn, 0, 7)  # kept alive: its timeout runs from each read
+        time.sleep(2)  # before the deadline, by 3 s
+        hub.mode = "mute"
+        with pytest.raises(RemoteError) as refused:
+            session.get_range(cdn, 0, 7)
+    assert refused.value.strerror == (
+        "the run took longer than 3 s, its limit (--deadline)"
+    )
+
+
+def test_no_request_starts_past_the_deadline(endpoint: str) -> None:
+    with Session(deadline=0.01) as session:
+        time.sleep(0.05)
+        with pytest.raises(RemoteError) as refused:
+            session.get_range(f"{endpoint}/cdn/org/model/{FIRST}", 0, 7)
+    assert refused.value.strerror == (
+        "the run took longer than 0.01 s, its limit (--deadline)"
+    )

@@ -273,14 +273,22 @@ class Session:
         return b"".join(parts)
 
     def _recv(self, response: http.client.HTTPResponse, size: int) -> bytes:
+        """Read at most ``size`` bytes of the body (b"" at its end)."""
+        failed: Exception | None = None
         try:
-            return response.read(size)
-        except TimeoutError:
-            raise RemoteError(self._stalled()) from None
+            part = response.read(size)
         except (OSError, http.client.HTTPException) as exc:
-            if self._expired:
-                raise RemoteError(self._expired_message()) from None
-            raise RemoteError(f"the connection failed while reading: {exc}") from None
+            failed = exc
+        # At the deadline the timer shuts the socket down, and a socket's
+        # timeout is cut to the deadline: whatever the read then saw (an end,
+        # an error, a timeout) was the deadline's doing.
+        if self._over():
+            raise RemoteError(self._expired_message())
+        if isinstance(failed, TimeoutError):
+            raise RemoteError(self._stalled())
+        if failed is not None:
+            raise RemoteError(f"the connection failed while reading: {failed}")
+        return part
 
     def _count(self, size: int) -> None:
         with self._lock:
@@ -323,6 +331,11 @@ class Session:
                         f"the server sent more than {limit:,} bytes, the most "
                         "this checker reads of it"
                     )
+            if declared is not None and got != int(declared):
+                raise RemoteError(
+                    f"the server closed the connection after {got} of the "
+                    f"{int(declared)} bytes it announced"
+                )
             return b"".join(parts), final
         finally:
             self._finish(response, final)
@@ -388,7 +401,7 @@ class Session:
 
     def _failure(self, exc: Exception, url: str) -> RemoteError:  # noqa: PLR0911 - a table
         """Say what went wrong with a request, in the server's terms."""
-        if self._expired:
+        if self._over():  # the timer or the socket's timeout, whichever came first
             return RemoteError(self._expired_message())
         if isinstance(exc, TimeoutError):
             return RemoteError(self._stalled())
@@ -470,7 +483,7 @@ class Session:
                 self._open.discard(connection)
 
     def _over(self) -> bool:
-        return self._expired or time.monotonic() > self._ends
+        return self._expired or time.monotonic() >= self._ends
 
     def _expire(self) -> None:
         """At the deadline: unblock every thread waiting on a socket."""
@@ -484,8 +497,6 @@ class Session:
                     sock.shutdown(socket.SHUT_RDWR)
 
     def _stalled(self) -> str:
-        if self._expired:
-            return self._expired_message()
         return f"the server sent nothing for {self.wait:g} s (--wait)"
 
     def _expired_message(self) -> str:

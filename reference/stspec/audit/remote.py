@@ -476,11 +476,12 @@ class Session:
         pool: dict[str, http.client.HTTPConnection] = self._local.__dict__.get(
             "pool", {}
         )
-        connection = pool.pop(origin, None)
-        if connection is not None:
-            connection.close()
-            with self._lock:
-                self._open.discard(connection)
+        # Every request's origin has its connection here: _connection put it
+        # there, and only this drops it.
+        connection = pool.pop(origin)
+        connection.close()
+        with self._lock:
+            self._open.discard(connection)
 
     def _over(self) -> bool:
         return self._expired or time.monotonic() >= self._ends

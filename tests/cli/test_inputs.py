@@ -10,7 +10,7 @@ import stat
 import subprocess
 import sys
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -24,7 +24,7 @@ from stspec.audit.opening import (
     regular_file,
 )
 
-from .models import run
+from .models import run, write_model
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -283,15 +283,22 @@ class _OnStdin:
         os.close(self.saved)
 
 
-def test_dash_reads_a_pipe_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+def run_on_pipe(
+    capsys: pytest.CaptureFixture[str], data: bytes, *argv: str
+) -> tuple[int, str, str]:
+    """Run the command in process with ``data`` on stdin, a pipe's read end."""
     read_end, write_end = os.pipe()
-    os.write(write_end, GOOD)
+    os.write(write_end, data)
     os.close(write_end)
     try:
         with _OnStdin(read_end):
-            status, out, _ = run(capsys, "check", "-")
+            return run(capsys, *argv)
     finally:
         os.close(read_end)
+
+
+def test_dash_reads_a_pipe_in_process(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_on_pipe(capsys, GOOD, "check", "-")
     assert (status, out) == (0, f"-: valid (1 tensor, {len(GOOD)} bytes)\n")
 
 
@@ -450,3 +457,56 @@ def test_wait_must_be_a_sensible_number_of_seconds(
     status, out, err = run(capsys, "check", "--wait", wait, "x")
     assert (status, out) == (2, "")
     assert f"expected 0 < seconds < 1e6, got {wait}" in err
+
+
+def test_inspect_dash_reads_a_pipe_in_process(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    status, out, _ = run_on_pipe(capsys, GOOD, "inspect", "-")
+    assert status == 0
+    assert out.startswith("-: 1 tensor")
+    assert f"file length          {len(GOOD)}" in out
+
+
+def test_inspect_dash_refuses_a_device(capsys: pytest.CaptureFixture[str]) -> None:
+    with open(os.devnull, "rb") as devnull, _OnStdin(devnull.fileno()):  # noqa: PTH123
+        status, out, err = run(capsys, "inspect", "-")
+    assert (status, out) == (2, "")
+    assert err == (
+        "stspec: cannot read -: stdin is not a file or a pipe (a character device)\n"
+    )
+
+
+def test_a_hash_of_a_stream_is_not_claimed(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, _ = run_on_pipe(capsys, GOOD, "check", "--hash", "-")
+    assert status == 2  # valid, and its digest not computed
+    assert out.splitlines()[1] == (
+        "-: integrity not checked: a stream: its bytes were not kept"
+    )
+
+
+def test_whole_models_takes_no_index_beside_stdin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_model(tmp_path)
+    monkeypatch.chdir(tmp_path)  # "-" is in no folder, not in this one
+    status, out, _ = run_on_pipe(capsys, GOOD, "check", "--whole-models", "-")
+    assert (status, out) == (0, f"-: valid (1 tensor, {len(GOOD)} bytes)\n")
+
+
+def test_whole_models_names_a_folder_it_cannot_list(
+    good: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    listed = os.scandir
+
+    def unlistable(path: str) -> Any:
+        if path == str(good.parent):
+            raise PermissionError(errno.EACCES, "Permission denied")
+        return listed(path)
+
+    # Permission bits do not stop root, who runs CI: the refusal is simulated.
+    monkeypatch.setattr(os, "scandir", unlistable)
+    status, out, err = run(capsys, "check", "--whole-models", str(good))
+    assert status == 2
+    assert out == f"{good}: valid (1 tensor, {len(GOOD)} bytes)\n"
+    assert err == f"stspec: cannot read {good.parent}: Permission denied\n"

@@ -6,11 +6,12 @@ import hashlib
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from matrix import envs, grid, grid_judge
+from matrix import envs, grid, grid_judge, grid_writer
 from matrix.grid_requests import Request, dumps, requests
 
 import stspec
@@ -230,3 +231,46 @@ def test_the_requests_are_valid_and_fixed() -> None:
             dict(request.tensors), request.metadata
         )  # the reference accepts it
     assert max(len(r.tensors) for r in first) > 500
+
+
+def test_the_python_writer_sorts_what_a_save_did_in_process(tmp_path: Path) -> None:
+    # The same judgement as the script above, without a process: a declared
+    # refusal is refused and leaves no file, anything else is crashed, and a
+    # dtype outside write_dtypes is flagged as undeclared.
+    class RefusalError(Exception):
+        pass
+
+    def save(path: str, _tensors: dict[str, object], metadata: object) -> None:
+        Path(path).write_bytes(b"partial")
+        if metadata == {"refuse": "1"}:
+            raise RefusalError("META-STRING")
+        if metadata == {"crash": "1"}:
+            raise RuntimeError("boom")
+
+    module = types.SimpleNamespace(
+        save=save, WRITE_REJECTS=(RefusalError,), CAPABILITIES={"write_dtypes": ["U8"]}
+    )
+    tensor = {"t": {"dtype": "U8", "shape": [1], "hex": "07"}}
+    answers = [
+        grid_writer.write(
+            module, {"name": name, "metadata": meta, "tensors": ts}, tmp_path
+        )
+        for name, meta, ts in [
+            ("ok", {}, tensor),
+            ("no", {"refuse": "1"}, tensor),
+            ("bang", {"crash": "1"}, tensor),
+            ("f16", {}, {"t": {"dtype": "F16", "shape": [1], "hex": "0000"}}),
+        ]
+    ]
+    assert [(a["result"], a["undeclared"]) for a in answers] == [
+        ("written", False),
+        ("refused", False),
+        ("crashed", False),
+        ("written", True),
+    ]
+    assert answers[1]["reason"] == "RefusalError: META-STRING"
+    assert answers[2]["reason"] == "RuntimeError: boom"
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "f16.safetensors",
+        "ok.safetensors",
+    ]

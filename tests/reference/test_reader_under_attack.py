@@ -833,3 +833,56 @@ def test_entries_with_a_nested_unknown_member_cost_few_calls_each() -> None:
     # decoder: the unknown member alone goes through the parser.
     small, large = (_python_calls(_deep_entries(n)) for n in (500, 5_000))
     assert large - small < 60 * 4_500  # 46 now; 86 field by field
+
+
+_UNKNOWN_INTS = ",".join(f'"k{i}":0' for i in range(50))
+_UNKNOWN_STRINGS = ",".join(f'"k{i}":"v"' for i in range(50))
+
+
+@pytest.mark.parametrize(
+    ("entry", "rule"),
+    [
+        pytest.param(
+            '{"dtype":"U8","dtype":"U8","shape":[1],"data_offsets":[0,1],'
+            + _UNKNOWN_INTS
+            + "}",
+            "KEY-UNIQUE",
+            id="repeated-field-then-unknown-numbers",
+        ),
+        pytest.param(
+            '{"dtype":"U8","dtype":"U8","shape":[1],"data_offsets":[0,1],'
+            + _UNKNOWN_STRINGS
+            + "}",
+            "KEY-UNIQUE",
+            id="repeated-field-then-unknown-strings",
+        ),
+        pytest.param(
+            '{"shape":[1],"shape":[1],'
+            + _UNKNOWN_INTS
+            + ',"dtype":"U8",'
+            + _UNKNOWN_INTS.replace('"k', '"m')
+            + ',"data_offsets":[0,1]}',
+            "KEY-UNIQUE",
+            id="repeated-field-then-a-field-among-unknown-members",
+        ),
+        pytest.param(
+            '{"dtype":"U8","shape":[18446744073709551616],"data_offsets":[0,1],'
+            + _UNKNOWN_STRINGS
+            + "}",
+            "NUM-RANGE",
+            id="dimension-out-of-range-then-unknown-strings",
+        ),
+    ],
+)
+def test_read_decided_inside_an_entry_skips_its_unknown_members_soundly(
+    entry: str, rule: str
+) -> None:
+    # Once a MUST violation is recorded inside an entry, read() takes the
+    # entry's runs of unknown members without naming them, but still stops
+    # at a field hidden among them; it raises what validate() lists first.
+    data = file_of('{"b":' + entry + "}", b"x")
+    with pytest.raises(stspec.SafetensorsError) as raised:
+        stspec.read(data)
+    first = stspec.validate(data)[0]
+    assert (raised.value.rule, raised.value.offset) == (rule, first.offset)
+    assert first.rule == rule

@@ -100,12 +100,12 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     while more:
         if match is None:
             found = None
-        elif not first_only or not decided(report) or state.first.past_buffer:
-            # With nothing to settle (see first.settles), runs of plain sound
-            # entries go the short way.
-            pos, found = _sound_run(state, pos)
         else:
-            found = match(text, pos)
+            # Runs of plain sound entries go the short way.  read() never
+            # comes here with its first violation decided: wherever one is
+            # recorded, first.settles ends the loop, unless a tensor ends
+            # past the buffer, and then the rest needs judging in full.
+            pos, found = _sound_run(state, pos)
         escaped = False
         if found is not None:
             name, dtype, shape, begin_token, end_token, comma = found.groups()

@@ -1,21 +1,22 @@
 """tinygrad 0.14.0: ``nn.state.safe_load`` / ``safe_save`` on the CPU device.
 
 ``safe_load`` parses the header with ``json.loads`` and gives lazy tensors
-sliced from the file (``bitcast`` + ``reshape``).  Their bytes come from one
-batched ``Tensor.realize`` of copies on the CPU device, the cheapest way its
-API offers to read them all: realising tensors one at a time (as
-``load_state_dict`` does) schedules each one separately, several
-milliseconds of CPU per tensor, about three times the batch's cost.  Its dtype table has
-15 names (no F8_E8M0, FNUZ F8s, F4, F6, C64).
+sliced from the file (``bitcast`` + ``reshape``).  The bytes of tensors up
+to 1 MiB come from one batched ``Tensor.realize`` of copies on the CPU
+device: realising tensors one at a time (as ``load_state_dict`` does)
+schedules each one separately, several milliseconds of CPU per tensor,
+about twice the batch's cost on 2,000 tensors.  A larger tensor is read
+alone, so the wrapper never holds two copies of a large one.  Its dtype
+table has 15 names (no F8_E8M0, FNUZ F8s, F4, F6, C64).
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from _spec import REFUSALS, Refused, Tensors, refusing_exactly
-from tinygrad import Device, Tensor
+from tinygrad import Device, Tensor, dtypes
 from tinygrad.nn.state import safe_dtypes, safe_load, safe_load_metadata, safe_save
 
 NAME: Final = "tinygrad"
@@ -25,27 +26,37 @@ CAPABILITIES: Final = {"read_dtypes": _DTYPES, "write_dtypes": _DTYPES}
 # its own checks raise ValueError or RuntimeError ("shape must be int"); the
 # KeyError of a dtype missing from its table is an unexpected exception
 READ_REJECTS: Final = (Refused, *REFUSALS)
+# tensors up to this many bytes are realised together: scheduling each one
+# alone costs milliseconds of CPU, and a file may hold thousands; a larger
+# tensor is copied out alone, so no second copy of it is held at once
+_BATCHED_UP_TO: Final = 1 << 20
 
 
 @refusing_exactly(RuntimeError)
 def load(path: str) -> tuple[Tensors, dict[str, str] | None]:
-    """``safe_load``, then every tensor copied to the CPU in one batch."""
+    """``safe_load``; small tensors copied to the CPU in one batch, large ones alone."""
     loaded = safe_load(path)
     _, _, header = safe_load_metadata(path)
     inverse = {v: k for k, v in safe_dtypes.items()}
-    # empty tensors have no buffer to realise
-    copies = {
-        name: t.to(Device.DEFAULT) for name, t in loaded.items() if t.numel() != 0
+    small = {
+        name: t.to(Device.DEFAULT)
+        for name, t in loaded.items()
+        if 0 < t.nbytes() <= _BATCHED_UP_TO
     }
-    if copies:
-        Tensor.realize(*copies.values())
+    if small:
+        Tensor.realize(*small.values())
+
+    def raw(name: str, tensor: Any) -> bytes | memoryview:  # noqa: ANN401 - untyped
+        if tensor.numel() == 0:
+            return b""
+        if name in small:  # realised: one copy out of its CPU buffer
+            return bytes(small.pop(name).uop.buffer.as_memoryview(allow_zero_copy=True))
+        # data() is already a copy of its own (a bytearray): no second one
+        view: memoryview = tensor.flatten().bitcast(dtypes.uint8).data()
+        return view
+
     tensors: Tensors = {
-        name: (
-            inverse[t.dtype],
-            list(t.shape),
-            # the realised buffer's bytes, without scheduling anything more
-            bytes(copies[name].uop.buffer.as_memoryview()) if name in copies else b"",
-        )
+        name: (inverse[t.dtype], list(t.shape), raw(name, t))
         for name, t in loaded.items()
     }
     return tensors, header.get("__metadata__")

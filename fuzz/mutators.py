@@ -18,11 +18,11 @@ from collections.abc import Callable
 from typing import Final
 
 from stspec import DTYPES
-from stspec.dtypes import BITS
 
 RawMutate = Callable[[bytes, int], bytes]
 
 _DTYPES: Final = [dtype.name for dtype in DTYPES]
+_BITS: Final = {dtype.name: dtype.bits for dtype in DTYPES}
 # Numbers at the edges the spec names: 2^64-1 and 2^64, 2^63, 2^32, the
 # integer -0, tokens that are numbers but not integers, and long digit runs.
 _NUMBERS: Final = (
@@ -121,23 +121,6 @@ def mutate(data: bytes, max_size: int, seed: int, raw_mutate: RawMutate) -> byte
     return join(header, buffer)[:max_size]
 
 
-def for_libfuzzer(raw_mutate: RawMutate) -> Callable[[bytes, int, int], bytes]:
-    """Make the custom mutator the harnesses hand to libFuzzer (atheris.Setup).
-
-    It keeps the length prefix right (see :func:`mutate`); should an operator
-    raise, libFuzzer's own mutation is used instead, so that a mutator bug
-    never stops a fuzzing run.
-    """
-
-    def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
-        try:
-            return mutate(data, max_size, seed, raw_mutate)
-        except Exception:  # noqa: BLE001 - a mutator bug must not stop the fuzzer
-            return raw_mutate(data, max_size)
-
-    return custom_mutator
-
-
 def _pad(header: bytes, rng: random.Random) -> bytes:
     """Add or strip whitespace around the object."""
     text = rng.choice(_WHITESPACE).encode()
@@ -195,8 +178,8 @@ def _relayout(root: Obj, buffer: bytes, rng: random.Random) -> bytes:
         dtype = _field(entry, "dtype")
         shape = _field(entry, "shape")
         size = 0
-        if dtype in BITS and isinstance(shape, list):
-            bits = BITS[str(dtype)]
+        if dtype in _BITS and isinstance(shape, list):
+            bits = _BITS[str(dtype)]
             for dim in shape:
                 bits *= int(dim) if isinstance(dim, Raw) and dim.isdigit() else 1
                 if bits >= 1 << 20:
@@ -235,7 +218,7 @@ def _new_tensor(root: Obj, buffer: bytes, rng: random.Random) -> bytes:
     """Add a tensor at the end of the buffer (or overlapping another)."""
     dtype = rng.choice(_DTYPES)
     dims = [rng.choice((1, 2, 3, 4, 8)) for _ in range(rng.randrange(3))]
-    bits = BITS[dtype]
+    bits = _BITS[dtype]
     for dim in dims:
         bits *= dim
     size = -(-bits // 8)

@@ -440,22 +440,6 @@ def test_mutator_mostly_keeps_the_length_prefix_right() -> None:
     assert valid > 20  # the relayout operator repairs offsets
 
 
-def test_the_libfuzzer_mutator_falls_back_to_the_raw_one(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def raw(data: bytes, max_size: int) -> bytes:
-        return data[:max_size][::-1]
-
-    custom = mutators.for_libfuzzer(raw)
-    assert custom(VALID, 4096, 1) == mutators.mutate(VALID, 4096, 1, raw)
-
-    def broken(*_args: object) -> bytes:
-        raise IndexError
-
-    monkeypatch.setattr(mutators, "mutate", broken)
-    assert custom(VALID, 4096, 1) == VALID[::-1]
-
-
 # The harness scripts ----------------------------------------------------------------
 
 

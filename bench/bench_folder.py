@@ -42,7 +42,9 @@ from stspec.audit.check import Task, check_file, default_jobs
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-_LAYER = (
+# One decoder layer of a Llama-style 8B model: (tensor, shape); the remote
+# benchmark builds its shards from the same table.
+LAYER = (
     ("self_attn.q_proj.weight", [4096, 4096]),
     ("self_attn.k_proj.weight", [1024, 4096]),
     ("self_attn.v_proj.weight", [1024, 4096]),
@@ -69,11 +71,11 @@ def _write_folder(folder: Path, files: int, tensors: int) -> int:
     entries: dict[str, object] = {"__metadata__": {"format": "pt"}}
     offset = 0
     for number in range(tensors):
-        part, shape = _LAYER[number % len(_LAYER)]
+        part, shape = LAYER[number % len(LAYER)]
         size = 2
         for dim in shape:
             size *= dim
-        entries[f"model.layers.{number // len(_LAYER)}.{part}"] = {
+        entries[f"model.layers.{number // len(LAYER)}.{part}"] = {
             "dtype": "BF16",
             "shape": shape,
             "data_offsets": [offset, offset + size],

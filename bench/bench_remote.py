@@ -35,21 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
 
+from bench_folder import LAYER
 from cli.hub_server import HubServer
 
 import stspec
 
-_LAYER = (
-    ("self_attn.q_proj.weight", [4096, 4096]),
-    ("self_attn.k_proj.weight", [1024, 4096]),
-    ("self_attn.v_proj.weight", [1024, 4096]),
-    ("self_attn.o_proj.weight", [4096, 4096]),
-    ("mlp.gate_proj.weight", [14336, 4096]),
-    ("mlp.up_proj.weight", [14336, 4096]),
-    ("mlp.down_proj.weight", [4096, 14336]),
-    ("input_layernorm.weight", [4096]),
-    ("post_attention_layernorm.weight", [4096]),
-)
 _HF_SCRIPT = """
 import sys, time
 t0 = time.perf_counter()
@@ -71,9 +61,9 @@ def _model(folder: Path, shards: int, shard_bytes: int) -> int:
         name = f"model-{number + 1:05d}-of-{shards:05d}.safetensors"
         header: dict[str, object] = {"__metadata__": {"format": "pt"}}
         offset = 0
-        for position, (tensor, shape) in enumerate(_LAYER):
+        for position, (tensor, shape) in enumerate(LAYER):
             size = 2 * _product(shape) // 64  # a sixty-fourth: shards stay small
-            if position == len(_LAYER) - 1:  # the last fills the shard
+            if position == len(LAYER) - 1:  # the last fills the shard
                 size = max(size, shard_bytes - offset)
             key = f"model.layers.{number}.{tensor}"
             header[key] = {

@@ -6,7 +6,7 @@ reruns an implementation only when a digest differs from the recorded one
 corpus or the suite reruns all of them.  Each digest is the sha256 of file
 contents (not of git objects), so an uncommitted edit counts too:
 
-``impl``     the row in ``matrix/impls.py`` (pins, its layer's and the
+``impl``     the row, ``matrix/rows/NAME.toml`` (pins, its layer's and the
              suite's pins, build arguments, limits, environment, options)
 ``wrapper``  the wrapper (a file, or every file of its folder), the probe's
              wrapper, and the helpers every wrapper shares (``wrappers/_*``)
@@ -95,9 +95,10 @@ def _digest(
 
 
 def _impl_digest(impl: Impl) -> str:
-    # note and title change no result; everything else may
+    # what a row says about itself and its place in the table change no
+    # result; everything else may
     fields = dataclasses.asdict(impl)
-    for cosmetic in ("note", "title", "language"):
+    for cosmetic in ("note", "title", "language", "tracker", "api", "order"):
         fields.pop(cosmetic)
     fields["suite_pins"] = SUITE_PINS
     fields["layer_pins"] = LAYERS.get(impl.layer or "", ())

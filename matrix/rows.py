@@ -1,13 +1,14 @@
 """Matrix rows as data: one TOML file per row, checked against ``rows.schema.json``.
 
-    python -m matrix.rows export DIR     # every row of matrix/impls.py as DIR/NAME.toml
-    python -m matrix.rows check FILE...  # validate proposed row files
+    python -m matrix.rows check FILE...  # validate row files (what CI runs)
 
-A row file holds the fields of ``matrix.impls.Impl`` (defaults left out) and
-may add ``tracker`` (where the library's issues go) and ``api`` (the public
-call the wrapper makes).  ``load`` turns a file back into an ``Impl``;
-``export`` and ``load`` round-trip every row of ``IMPLS`` exactly (the
-tests prove it), which is what lets ``impls.py`` read the files instead.
+Every row of the matrix is a file ``matrix/rows/NAME.toml`` holding the
+fields of :class:`Impl` (defaults left out); ``matrix.impls.IMPLS`` is
+``load_all(ROWS)``.  A file is refused, with every problem named, when it
+breaks the schema, names a wrapper or build script that does not exist, or
+is named other than its row.  ``order`` places a row in the results table;
+rows without one follow the ordered rows, by name.  ``dumps`` writes a row
+in the form the files use (defaults left out).
 """
 
 from __future__ import annotations
@@ -17,23 +18,57 @@ import dataclasses
 import json
 import sys
 import tomllib
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import jsonschema  # type: ignore[import-untyped]
 
-from matrix.impls import IMPLS, Impl
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
-__all__ = ["SCHEMA", "check", "dumps", "export", "load"]
+__all__ = ["ROWS", "SCHEMA", "Impl", "check", "dumps", "load", "load_all", "main"]
 
-SCHEMA: Final = Path(__file__).resolve().parent / "rows.schema.json"
 _HERE: Final = Path(__file__).resolve().parent
-_EXTRA: Final = ("tracker", "api")  # in the file, not (yet) on Impl
-_DEFAULTS: Final = {f.name: f for f in dataclasses.fields(Impl)}
+SCHEMA: Final = _HERE / "rows.schema.json"
+ROWS: Final = _HERE / "rows"
+
+
+@dataclass(frozen=True, slots=True)
+class Impl:
+    """One column of the matrix."""
+
+    name: str  # the column id and results/NAME.json
+    title: str  # what a person calls it, with the version
+    language: str  # the language of the parser itself
+    kind: Literal["python", "cmd"]
+    wrapper: str  # file under matrix/wrappers/ (or builtin:NAME, the suite's own)
+    pip: tuple[str, ...] = ()
+    # installed after ``pip`` with --no-deps: a package whose one module the
+    # wrapper loads by path, without the framework its other modules import
+    pip_no_deps: tuple[str, ...] = ()
+    npm: tuple[str, ...] = ()
+    apt: tuple[str, ...] = ()
+    build: str | None = None  # script under matrix/build/
+    build_args: tuple[str, ...] = ()  # after DEST: what the script builds
+    layer: str | None = None  # a name from matrix.impls.LAYERS
+    env: dict[str, str] = field(default_factory=dict)
+    memory_limit_mib: int = 2048  # --memory-limit (cmd: programs)
+    case_timeout_s: float = 10.0
+    suite_args: tuple[str, ...] = ()  # more options for pytest conformance
+    note: str = ""  # how it is called, shown under the table
+    probe: str | None = None  # the wrapper matrix.probe calls (default: wrapper)
+    ci: bool = False  # cheap enough for CI's machinery test
+    tracker: str | None = None  # where the library's issues are reported
+    api: str = ""  # the public call the wrapper makes, as its users write it
+    order: int | None = None  # place in the results table (None: after, by name)
+
+
+_FIELDS: Final = {f.name: f for f in dataclasses.fields(Impl)}
 
 
 def _default(name: str) -> object:
-    spec = _DEFAULTS[name]
+    spec = _FIELDS[name]
     if spec.default is not dataclasses.MISSING:
         return spec.default
     if spec.default_factory is not dataclasses.MISSING:
@@ -88,60 +123,84 @@ def check(data: dict[str, Any]) -> list[str]:
         and not (_HERE / "wrappers" / wrapper).exists()
     ):
         problems.append(f"wrapper: matrix/wrappers/{wrapper} does not exist")
+    probe = data.get("probe")
+    if isinstance(probe, str) and not (_HERE / "wrappers" / probe).exists():
+        problems.append(f"probe: matrix/wrappers/{probe} does not exist")
     build = data.get("build")
     if isinstance(build, str) and not (_HERE / "build" / build).is_file():
         problems.append(f"build: matrix/build/{build} does not exist")
+    if data.get("kind") == "cmd" and "npm" not in data and "build" not in data:
+        problems.append(
+            "build: a cmd row needs a build script (matrix/build/) or npm pins"
+        )
     return problems
 
 
 def load(path: Path) -> Impl:
     """One row file as an ``Impl`` (ValueError says every problem)."""
-    data = tomllib.loads(path.read_text("utf-8"))
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path.name}: not TOML: {exc}") from None
     problems = check(data)
+    if not problems and data["name"] != path.stem:
+        problems.append(f"name: {data['name']!r} is not the file's name")
     if problems:
         raise ValueError(f"{path.name}: " + "; ".join(problems))
-    fields = {k: v for k, v in data.items() if k not in _EXTRA}
+    fields = dict(data)
     for name, value in fields.items():
         if isinstance(value, list):
             fields[name] = tuple(value)
     return Impl(**fields)
 
 
-def export(folder: Path) -> list[Path]:
-    """Write every row of ``IMPLS`` as ``folder/NAME.toml``."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for impl in IMPLS:
-        path = folder / f"{impl.name}.toml"
-        path.write_text(dumps(impl), "utf-8")
-        written.append(path)
-    return written
+def _place(impl: Impl) -> tuple[bool, int, str]:
+    return (impl.order is None, impl.order or 0, impl.name)
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``export DIR`` or ``check FILE...``; 1 when a file has a problem."""
-    parser = argparse.ArgumentParser(prog="python -m matrix.rows", description=__doc__)
-    parser.add_argument("action", choices=("export", "check"))
-    parser.add_argument("paths", nargs="+", type=Path)
-    args = parser.parse_args(argv)
-    if args.action == "export":
-        for path in export(args.paths[0]):
-            print(path)
-        return 0
-    status = 0
-    for path in args.paths:
+def load_all(folder: Path = ROWS) -> tuple[Impl, ...]:
+    """Every ``folder/*.toml`` as rows, in table order (ValueError: every problem)."""
+    problems: list[str] = []
+    loaded: list[Impl] = []
+    for path in sorted(folder.glob("*.toml")):
         try:
-            impl = load(path)
-        except (ValueError, tomllib.TOMLDecodeError) as exc:
+            loaded.append(load(path))
+        except ValueError as exc:
+            problems.append(str(exc))
+    orders: dict[int, str] = {}
+    for impl in loaded:
+        if impl.order is not None and impl.order in orders:
+            problems.append(
+                f"{impl.name}.toml: order: {impl.order} is also "
+                f"{orders[impl.order]}'s; each row has a place of its own"
+            )
+        elif impl.order is not None:
+            orders[impl.order] = impl.name
+    if problems:
+        raise ValueError("\n".join(problems))
+    return tuple(sorted(loaded, key=_place))
+
+
+def _check_files(paths: Iterable[Path]) -> int:
+    status = 0
+    for path in paths:
+        try:
+            load(path)
+        except (OSError, ValueError) as exc:
             print(f"{path}: {exc}", file=sys.stderr)
-            status = 1
-            continue
-        if impl.name != path.stem:
-            print(f"{path}: name {impl.name!r} is not the file's name", file=sys.stderr)
             status = 1
             continue
         print(f"{path}: ok")
     return status
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``check FILE...``; 1 when a file has a problem."""
+    parser = argparse.ArgumentParser(prog="python -m matrix.rows", description=__doc__)
+    parser.add_argument("action", choices=("check",))
+    parser.add_argument("paths", nargs="+", type=Path)
+    args = parser.parse_args(argv)
+    return _check_files(args.paths)
 
 
 if __name__ == "__main__":

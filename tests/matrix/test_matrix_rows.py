@@ -1,7 +1,8 @@
-"""Matrix rows as data files: every row round-trips, a bad row is refused."""
+"""Matrix rows as data files: every committed row is valid, a bad row is refused."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pytest
@@ -11,18 +12,59 @@ from matrix.impls import IMPLS
 if TYPE_CHECKING:
     from pathlib import Path
 
-
-def test_every_row_round_trips_through_its_file(tmp_path: Path) -> None:
-    paths = rows.export(tmp_path)
-    assert [rows.load(p) for p in paths] == list(IMPLS)
+ROW_FILES = sorted(rows.ROWS.glob("*.toml"))
 
 
-def test_the_check_command_accepts_the_exported_rows(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+@pytest.mark.parametrize("path", ROW_FILES, ids=lambda p: p.stem)
+def test_every_committed_row_file_passes_the_check(path: Path) -> None:
+    # the schema (exact pins, plain names), the wrapper, probe and build
+    # script exist, a cmd row has a build script or npm pins, the name is
+    # the file's
+    assert rows.load(path).name == path.stem
+
+
+def test_the_rows_are_the_files_in_table_order() -> None:
+    assert rows.load_all() == IMPLS
+    # every committed row has its place: the table's order is the files' word
+    orders = [impl.order or 0 for impl in IMPLS]
+    assert all(impl.order is not None for impl in IMPLS)
+    assert orders == sorted(set(orders))
+    assert len(IMPLS) == len(ROW_FILES)
+
+
+def test_a_row_written_by_dumps_loads_as_the_same_row(tmp_path: Path) -> None:
+    for impl in IMPLS:
+        path = tmp_path / f"{impl.name}.toml"
+        path.write_text(rows.dumps(impl))
+        assert rows.load(path) == impl
+
+
+def test_the_check_command_accepts_the_committed_rows(
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    paths = rows.export(tmp_path)
-    assert rows.main(["check", *map(str, paths)]) == 0
-    assert capsys.readouterr().out.count(": ok\n") == len(IMPLS)
+    assert rows.main(["check", *map(str, ROW_FILES)]) == 0
+    assert capsys.readouterr().out.count(": ok\n") == len(ROW_FILES)
+
+
+def test_rows_without_an_order_follow_the_ordered_ones_by_name(
+    tmp_path: Path,
+) -> None:
+    base = IMPLS[0]
+    for impl in (
+        replace(base, name="zz", order=None),
+        replace(base, name="aa", order=None),
+        replace(base, name="mm", order=5),
+    ):
+        (tmp_path / f"{impl.name}.toml").write_text(rows.dumps(impl))
+    assert [impl.name for impl in rows.load_all(tmp_path)] == ["mm", "aa", "zz"]
+
+
+def test_two_rows_in_one_place_are_refused(tmp_path: Path) -> None:
+    for name in ("one", "two"):
+        impl = replace(IMPLS[0], name=name, order=7)
+        (tmp_path / f"{name}.toml").write_text(rows.dumps(impl))
+    with pytest.raises(ValueError, match=r"two\.toml: order: 7 is also one's"):
+        rows.load_all(tmp_path)
 
 
 GOOD = 'name = "mine"\ntitle = "mine 1.0"\nlanguage = "Python"\nkind = "python"\n'
@@ -44,6 +86,10 @@ GOOD = 'name = "mine"\ntitle = "mine 1.0"\nlanguage = "Python"\nkind = "python"\
         ('wrapper = "reference_st.py"\nmemory_limit_mib = 1\n', "memory_limit_mib: 1"),
         ('wrapper = "reference_st.py"\nowner = "me"\n', "'owner' was unexpected"),
         ('wrapper = "reference_st.py"\ntracker = "http://x"\n', "tracker: 'http://x'"),
+        ('wrapper = "reference_st.py"\norder = -1\n', "order: -1"),
+        ('wrapper = "reference_st.py"\nprobe = "gone.py"\n', "wrappers/gone.py does"),
+        ('wrapper = "stcli"\nbuild = "nope.sh"\n', "matrix/build/nope.sh does not"),
+        ("wrapper = [\n", "not TOML"),
     ],
 )
 def test_a_row_that_breaks_the_schema_is_refused_saying_why(
@@ -74,4 +120,11 @@ def test_a_new_row_with_a_tracker_and_its_api_loads(
     other = tmp_path / "other.toml"
     other.write_text(path.read_text())
     assert rows.main(["check", str(other)]) == 1
-    assert "name 'mine' is not the file's name" in capsys.readouterr().err
+    assert "name: 'mine' is not the file's name" in capsys.readouterr().err
+
+
+def test_a_cmd_row_with_nothing_to_install_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text(GOOD.replace('"python"', '"cmd"') + 'wrapper = "stcli"\n')
+    with pytest.raises(ValueError, match="a cmd row needs a build script"):
+        rows.load(path)

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DATA",
     "FILE",
+    "INVALID",
     "headline_readers",
     "interop_entry",
     "lines",
@@ -44,6 +45,9 @@ DATA: Final = Path(__file__).resolve().parent / "interop.toml"
 FILE: Final = "history.jsonl"
 # files under results/ that are not a row's result
 _NOT_ROWS: Final = frozenset({"history"})
+# the prefixes of the corpus's invalid cases: n_ breaks one rule, x_ several
+# at once (judged on rejection alone); both must be refused
+INVALID: Final = ("n_", "x_")
 
 
 def _config() -> dict[str, Any]:
@@ -60,7 +64,7 @@ def lines() -> dict[str, list[str]]:
     return {title: list(rows) for title, rows in _config()["lines"].items()}
 
 
-def _share(cases: Mapping[str, Any], prefix: str) -> list[int]:
+def _share(cases: Mapping[str, Any], prefix: str | tuple[str, ...]) -> list[int]:
     picked = [
         c for k, c in cases.items() if k.startswith(prefix) and isinstance(c, dict)
     ]
@@ -91,7 +95,7 @@ def row_entry(
         # [passed, total]: valid cases loaded correctly, invalid ones refused,
         # tolerated ones handled as the suite allows
         "valid": _share(cases, "y_"),
-        "invalid": _share(cases, "n_"),
+        "invalid": _share(cases, INVALID),
         "tolerated": _share(cases, "i_"),
     }
 
@@ -114,7 +118,7 @@ def interop_entry(
         )
 
     valid = [c for c in all_cases if c.startswith("y_")]
-    invalid = [c for c in all_cases if c.startswith("n_")]
+    invalid = [c for c in all_cases if c.startswith(INVALID)]
     key = "\n".join(f"{r} {digests[r]}" for r in present)
     return {
         "kind": "interop",

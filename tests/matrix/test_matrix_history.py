@@ -45,13 +45,14 @@ def test_a_row_entry_counts_each_group_from_the_cases() -> None:
             "y_one": (True, "accepted"),
             "y_two": (False, "rejected"),
             "n_one": (True, "rejected"),
+            "x_one": (False, "accepted"),  # a multi-fault file is invalid too
             "i_one": (True, "accepted"),
         }
     )
     entry = history.row_entry("x", result, "f" * 64, "2026-01-01T00:00:00+00:00")
     assert (entry["valid"], entry["invalid"], entry["tolerated"]) == (
         [1, 2],
-        [1, 1],
+        [1, 2],
         [1, 1],
     )
     assert (entry["version"], entry["suite_digest"]) == ("1.0", "d" * 64)
@@ -63,17 +64,22 @@ def test_the_headline_counts_a_case_only_when_every_reader_agrees() -> None:
         "y_1": (True, "accepted"),
         "y_2": (True, "accepted"),
         "n_1": (True, "rejected"),
+        "x_1": (True, "rejected"),
+        "x_2": (True, "rejected"),
     }
-    # b loads y_2 wrongly and accepts n_1: neither case is interoperable
+    # b loads y_2 wrongly and accepts n_1 and x_2: none is interoperable; the
+    # multi-fault x_ files count among the invalid cases
     bad = {
         "y_1": (True, "accepted"),
         "y_2": (False, "wrong-content"),
         "n_1": (False, "accepted"),
+        "x_1": (True, "rejected"),
+        "x_2": (False, "accepted"),
     }
     rows = {"a": _result(good), "b": _result(bad), "other": _result(bad)}
     entry = history.interop_entry(rows, {"a": "1", "b": "2", "other": "3"}, "d")
     assert entry is not None
-    assert (entry["valid_same"], entry["invalid_refused"]) == ([1, 2], [0, 1])
+    assert (entry["valid_same"], entry["invalid_refused"]) == ([1, 2], [1, 3])
     assert (entry["readers"], entry["missing"]) == (["a", "b"], ["c"])
 
 

@@ -5,8 +5,9 @@ mechanical parts come from the data: which corpus cases an implementation
 crashed, hung, ran out of its allowance on or accepted although they break a
 layout or size rule (``results/NAME.json``), the smallest such file (hex and
 base64 from ``corpus/files``), the rule's statement (``stspec.rules``) and
-the installed version.  The hand-written parts (where the project takes
-reports, its reproducer script, the suggested fix per kind of finding, the
+the installed version; where the project takes reports and the API the
+matrix calls come from its row (``matrix/rows/NAME.toml``).  The hand-written
+parts (its reproducer script, the suggested fix per kind of finding, the
 upstream status) live in ``matrix/findings.toml``.  Deterministic: no clock,
 no environment.
 """
@@ -24,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 from matrix.badges import SITE
-from matrix.impls import LAYERS
+from matrix.impls import IMPLS, LAYERS
 from matrix.render_data import load_results
 from matrix.scores import FINDINGS_DATA
 from matrix.scrub import scrub
@@ -52,6 +53,7 @@ REPO_URL: Final = "https://github.com/safetensors-spec/safetensors-spec"
 # Files up to this size are pasted into the report; larger ones are linked.
 _PASTED: Final = 2048
 _SHOWN_CASES: Final = 12
+_ROWS: Final = {impl.name: impl for impl in IMPLS}
 
 
 @dataclass(frozen=True)
@@ -384,6 +386,9 @@ def report(
     impl = result["implementation"]
     text, language, run = _script(hand)
     kinds = ", ".join(f.kind.label for f in found)
+    row = _ROWS.get(impl["name"])
+    tracker = row.tracker if row and row.tracker else "not known yet"
+    api = [f"- API called: `{row.api}`"] if row and row.api else []
     lines = [
         f"# {impl['title']}: {kinds}",
         "",
@@ -397,7 +402,8 @@ def report(
         "",
         f"- Affected version: {impl['title']}",
         f"- Called as: {impl['note']}",
-        f"- Where to report: {hand.get('tracker', 'not known yet')}",
+        *api,
+        f"- Where to report: {tracker}",
         "",
         "## Reproducer",
         "",

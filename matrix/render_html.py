@@ -10,7 +10,7 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import findings, notes, render_suite
-from matrix.impls import UNAVAILABLE
+from matrix.impls import IMPLS, UNAVAILABLE
 from matrix.render_data import (
     CELL,
     UNAVAILABLE_INTRO,
@@ -191,6 +191,17 @@ def _groups(
     return [(vector, members) for (_, vector), members in ordered]
 
 
+def _row_links(name: str) -> str:
+    """The API the row calls and a link to where its project takes reports."""
+    row = next((impl for impl in IMPLS if impl.name == name), None)
+    if row is None:
+        return ""
+    parts = [f"API: <code>{html.escape(row.api)}</code>"] if row.api else []
+    if row.tracker:
+        parts.append(f'<a href="{html.escape(row.tracker)}">issue tracker</a>')
+    return "<br><small>" + " · ".join(parts) + "</small>" if parts else ""
+
+
 def _implementations_table(results: list[dict[str, Any]]) -> str:
     rows = [
         (
@@ -206,7 +217,8 @@ def _implementations_table(results: list[dict[str, Any]]) -> str:
             f'<tr id="impl-{html.escape(impl["name"])}">'
             f"<td class=id>{html.escape(impl['name'])}</td>"
             f"<td>{html.escape(impl.get('title', ''))}<br><small>"
-            f"{html.escape(impl.get('note', ''))}</small></td>"
+            f"{html.escape(impl.get('note', ''))}</small>"
+            f"{_row_links(str(impl['name']))}</td>"
             f"<td>{html.escape(impl.get('language', ''))}</td>"
             f"<td>{html.escape(declared)}</td>"
             f"<td class=id>{html.escape(str(impl.get('called_as', '')))}</td>"

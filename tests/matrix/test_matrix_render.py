@@ -384,3 +384,19 @@ def test_the_page_shows_the_history_and_the_interop_grid_when_present(
     assert (
         (results_dir / "history.md").read_text().startswith("# The results matrix over")
     )
+
+
+def test_a_row_of_the_matrix_shows_its_api_and_links_its_tracker(
+    tmp_path: Path,
+) -> None:
+    # a result of a real row ("mlx") and one of a row no file describes ("gone")
+    for name in ("mlx", "gone"):
+        (tmp_path / f"{name}.json").write_text(json.dumps(_result(name, {})))
+    render.render_dir(tmp_path)
+    page = (tmp_path / "index.html").read_text()
+    mlx = page.split('id="impl-mlx"')[1].split("</tr>")[0]
+    assert "<code>mx.load(path, return_metadata=True)" in mlx
+    assert '<a href="https://github.com/ml-explore/mlx/issues">' in mlx
+    gone = page.split('id="impl-gone"')[1].split("</tr>")[0]
+    assert "API:" not in gone
+    assert "issue tracker" not in gone

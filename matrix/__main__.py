@@ -1,4 +1,6 @@
-"""``python -m matrix [setup|run|probe|render|findings|watch|all] [--only NAME ...]``.
+"""``python -m matrix [ACTION] [--only NAME ...]``: set up, run, render, merge.
+
+ACTION is one of setup, run, probe, render, findings, watch, merge, all.
 
 ``all`` (the default) sets up every environment, runs the suite against each
 implementation in turn (and probes what it loads from each corpus file)
@@ -15,7 +17,10 @@ before any run.  ``render`` and ``findings`` always use every JSON file in
 ``results/history.jsonl`` (``matrix.history``).  ``watch`` sets up and runs
 nothing: it asks each row's package registry for the versions it serves and
 reports the rows that pin an older release (``matrix.watch``; exit status 1
-when one is behind or a registry did not answer).
+when one is behind or a registry did not answer).  ``merge --shard DIR ...``
+takes the rows that jobs on other machines ran (each ``run --only NAME
+--results DIR``) into ``--results``, records them in the history and renders,
+as ``all`` does after running them here (``matrix.shards``).
 """
 
 from __future__ import annotations
@@ -24,11 +29,22 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Final
 
-from matrix import envs, findings, history, inputs, render, runner, schedule, watch
+from matrix import (
+    envs,
+    findings,
+    history,
+    inputs,
+    render,
+    runner,
+    schedule,
+    shards,
+    watch,
+)
 from matrix.impls import IMPLS, Impl, by_name
 
-ACTIONS = ("setup", "run", "probe", "render", "findings", "watch", "all")
+ACTIONS = ("setup", "run", "probe", "render", "findings", "watch", "merge", "all")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -84,6 +100,14 @@ def _parser() -> argparse.ArgumentParser:
         "(pypi, npm, crates, go, maven); also STSPEC_REGISTRY_NAME",
     )
     parser.add_argument(
+        "--shard",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="merge: a folder of rows' results another job ran (repeatable)",
+    )
+    parser.add_argument(
         "--json",
         type=Path,
         metavar="FILE",
@@ -126,9 +150,15 @@ def _act(args: argparse.Namespace, ready: list[Impl]) -> list[str]:
     elif args.action == "probe":
         for impl in ready:
             runner.reprobe(impl, args.results)
-    if args.action in {"render", "all"}:
+    elif args.action == "merge":
+        merged = shards.merge(args.shard, args.results)
+        print(f"[matrix] merged {len(merged)} rows", file=sys.stderr)
+        # as a run here records: the whole runs only, never a -k run's
+        if whole := shards.whole_runs(args.results, merged):
+            history.record(args.results, whole)
+    if args.action in {"render", "merge", "all"}:
         render.render_dir(args.results)
-    if args.action in {"render", "findings", "all"}:
+    if args.action in {"render", "findings", "merge", "all"}:
         findings.write_dir(args.results)
     return failed
 
@@ -154,6 +184,23 @@ def _watch(
     return watch.main(chosen, args.registry, args.json, sys.stdout)
 
 
+def _merge(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, _: list[Impl]
+) -> int:
+    if not args.shard:
+        parser.error("merge needs at least one --shard DIR")
+    try:
+        _act(args, [])
+    except ValueError as exc:
+        print(f"[matrix] merge refused:\n{exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+# the actions that set up and run nothing themselves
+_OWN_ACTIONS: Final = {"watch": _watch, "merge": _merge}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse the command line and do what it says; the exit status."""
     parser = _parser()
@@ -164,8 +211,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1, not {args.jobs}")
-    if args.action == "watch":
-        return _watch(parser, args, chosen)
+    if args.action in _OWN_ACTIONS:
+        return _OWN_ACTIONS[args.action](parser, args, chosen)
     if args.changed:
         chosen = _changed(chosen, args.results)
     # Installs, builds and runs share the machine with other work.

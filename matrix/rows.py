@@ -1,6 +1,7 @@
 """Matrix rows as data: one TOML file per row, checked against ``rows.schema.json``.
 
     python -m matrix.rows check FILE...  # validate row files (what CI runs)
+    python -m matrix.rows list           # every row's name, in table order, as JSON
 
 Every row of the matrix is a file ``matrix/rows/NAME.toml`` holding the
 fields of :class:`Impl` (defaults left out); ``matrix.impls.IMPLS`` is
@@ -195,11 +196,21 @@ def _check_files(paths: Iterable[Path]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``check FILE...``; 1 when a file has a problem."""
-    parser = argparse.ArgumentParser(prog="python -m matrix.rows", description=__doc__)
-    parser.add_argument("action", choices=("check",))
-    parser.add_argument("paths", nargs="+", type=Path)
+    """``check FILE...`` (1 when a file has a problem) or ``list``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m matrix.rows",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("action", choices=("check", "list"))
+    parser.add_argument("paths", nargs="*", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
+    if args.action == "list":
+        # one line of JSON: a CI job matrix reads it (fromJSON)
+        print(json.dumps([impl.name for impl in load_all()]))
+        return 0
+    if not args.paths:
+        parser.error("check needs at least one FILE")
     return _check_files(args.paths)
 
 

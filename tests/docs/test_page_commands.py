@@ -256,6 +256,17 @@ ELSEWHERE = {
         "by the tests"
     ),
     "python -m matrix": "a checkout's command (the results matrix); not run here",
+    "python -m matrix.rows": (
+        "a checkout's command; tests/matrix/test_matrix_rows.py checks the row the "
+        "how-to shows with it, and runs list"
+    ),
+    "python -m matrix.smoke": (
+        "installs a third-party row; tests/matrix/test_matrix_smoke.py runs the "
+        "command and its gate"
+    ),
+    "python -m matrix merge": (
+        "tests/matrix/test_matrix_shards.py merges two shards of real runs"
+    ),
     "git show HEAD~1:results/": "a checkout's history; not run here",
     "node tests/vendoring/harness.mjs": "a checkout's command: CI runs it (.ci/run)",
     "python -m stspec_corpus": (

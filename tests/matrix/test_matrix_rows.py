@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -128,3 +130,27 @@ def test_a_cmd_row_with_nothing_to_install_is_refused(tmp_path: Path) -> None:
     path.write_text(GOOD.replace('"python"', '"cmd"') + 'wrapper = "stcli"\n')
     with pytest.raises(ValueError, match="a cmd row needs a build script"):
         rows.load(path)
+
+
+def test_the_list_command_names_every_row_in_table_order(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert rows.main(["list"]) == 0
+    assert json.loads(capsys.readouterr().out) == [impl.name for impl in IMPLS]
+
+
+def test_the_row_the_how_to_shows_passes_once_its_wrapper_exists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = rows.ROWS.parents[1] / "docs" / "howto" / "add-your-implementation.md"
+    shown = re.findall(r"```toml\n(.*?)```", page.read_text("utf-8"), re.DOTALL)
+    assert len(shown) == 1
+    path = tmp_path / "mylib.toml"
+    path.write_text(shown[0])
+    # as the page runs it: before the wrapper is written, that is all it lacks
+    assert rows.main(["check", str(path)]) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+    with pytest.raises(ValueError, match=r"wrapper: matrix/wrappers/mylib_st\.py does"):
+        rows.load(path)
+    path.write_text(shown[0].replace('"mylib_st.py"', '"reference_st.py"'))
+    assert rows.load(path).api == "mylib.load(path), mylib.save(path, tensors)"

@@ -512,7 +512,9 @@ def _mismatch(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
 def _reversed(draw: st.DrawFn, d: Drawn) -> tuple[bytes, str]:
     # An empty tensor, so that a span clamped at 0 matches its size: at the
     # cursor ([c, c-1], [1, 0] after a first byte) it also begins where the
-    # tiling expects, and only the order of the pair is wrong.
+    # tiling expects, and only the order of the pair is wrong.  Past the
+    # cursor ([c+1, c]) its begin lies past the buffer and its end does not:
+    # LAYOUT-BOUNDS reads the end alone, so the order is the one fault.
     at_cursor = not draw(st.booleans())
     if at_cursor and not d.layout.buffer:
         _append_tensor(d, "U8", [1], b"\x05")
@@ -653,8 +655,9 @@ def corruptions(
     150 kB).
 
     ``Corruption.rule`` is the MUST rule the fault breaks: the one the strict
-    reference reports (for ``OFFSETS-ORDER`` it reports the size and bounds
-    faults that follow from a reversed range as well, after it).  The file
+    reference reports (for ``OFFSETS-ORDER`` at the cursor it also reports
+    the overlap of the bytes between the pair's offsets with the tensor
+    before, after it).  The file
     around the fault uses ``dtypes`` (default: all 22); a fault that needs a
     dtype of its own (``SIZE-BITS``: F4/F6) uses one of ``dtypes`` when it
     can, and ``Corruption.dtypes`` says which dtypes the file names.

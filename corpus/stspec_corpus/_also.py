@@ -53,13 +53,17 @@ ALSO_BREAKS: Final[dict[str, tuple[str, ...]]] = {
     # within group 5: JSON-DEPTH ends the parse, so no value rule applies
     "n_json_depth_128_in_shape": ("SHAPE-ARRAY",),
     "n_json_depth_objects_in_metadata": ("META-STRING",),
-    # within group 5: SIZE-MATCH applies only when begin <= end
-    "n_layout_offsets_reversed": ("LAYOUT-HOLE", "LAYOUT-TRAILING", "SIZE-MATCH"),
-    "n_layout_offsets_reversed_single": (
-        "LAYOUT-HOLE",
-        "LAYOUT-TRAILING",
-        "SIZE-MATCH",
-    ),
+    # within group 5: SIZE-MATCH applies only when begin <= end, and
+    # LAYOUT-BOUNDS reads the end alone; group 5 before group 6
+    **{
+        f"n_layout_offsets_{name}": ("LAYOUT-HOLE", "LAYOUT-TRAILING", "SIZE-MATCH")
+        for name in (
+            "reversed",
+            "reversed_single",
+            "reversed_span_not_size",
+            "reversed_begin_past_buffer",
+        )
+    },
     # group 5 before group 6: an entry without a usable pair covers no bytes
     **{
         f"n_structure_offsets_{name}": ("LAYOUT-TRAILING",)

@@ -149,6 +149,22 @@ def _invalid() -> list[Case]:
             GENERATOR,
         ),
         (
+            "offsets_reversed_span_not_size",
+            "OFFSETS-ORDER",
+            "F32[2] (8 bytes) at [10,0], 10-byte buffer: a reversed pair has no size",
+            assemble(obj([("a", entry("F32", [2], 10, 0))]), pattern(10)),
+            [],
+            GENERATOR,
+        ),
+        (
+            "offsets_reversed_begin_past_buffer",
+            "OFFSETS-ORDER",
+            "b at [12,4] in an 8-byte buffer: begin past the buffer, end inside it",
+            _two((0, 4), (12, 4), _AB),
+            ["security"],
+            GENERATOR,
+        ),
+        (
             "bounds_buffer_short",
             "LAYOUT-BOUNDS",
             "b at [4,8] but the buffer holds 7 bytes",

@@ -199,6 +199,37 @@ def test_check_json_exits_1_for_an_invalid_file(
     assert json.loads(out)["files"][0]["verdict"] == "invalid"
 
 
+@pytest.mark.parametrize(
+    ("offsets", "buffer"),
+    [
+        pytest.param("[10,0]", 10, id="span-not-size"),
+        pytest.param("[12,4]", 8, id="begin-past-buffer"),
+        pytest.param("[12,10]", 8, id="both-past-buffer"),
+    ],
+)
+def test_check_lists_a_reversed_pair_as_validate_and_read_do(
+    offsets: str, buffer: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = framed(
+        '{"w":{"dtype":"F32","shape":[2],"data_offsets":' + offsets + "}}",
+        bytes(buffer),
+    )
+    path = tmp_path / "reversed.safetensors"
+    path.write_bytes(data)
+    listed = [(e.rule, e.offset) for e in stspec.validate(data)]
+    assert listed[0] == ("OFFSETS-ORDER", data.index(offsets.encode()))
+    assert "SIZE-MATCH" not in {rule for rule, _ in listed}
+    status, out, _ = run(capsys, "check", "--json", str(path))
+    assert status == 1
+    violations = json.loads(out)["files"][0]["violations"]
+    assert [(v["rule"], v["offset"]) for v in violations] == listed
+    status, out, _ = run(capsys, "check", str(path))
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    error = caught.value
+    assert out.startswith(f"{path}: {error.rule} at byte {error.offset}, header ")
+
+
 # usage -----------------------------------------------------------------------
 
 

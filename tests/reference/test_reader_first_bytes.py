@@ -40,6 +40,10 @@ MEMBERS = [
     '"g":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":{"y":1,"y":2}}',
     '"h":{"dtype":"U8","shape":[1],"data_offsets":[0,1],"x":"\\udfff"}',
     '"é":' + ENTRY,
+    # Reversed pairs: begin past the buffer, end inside it (OFFSETS-ORDER
+    # alone), and both past it (OFFSETS-ORDER and LAYOUT-BOUNDS).
+    '"r":{"dtype":"U8","shape":[1],"data_offsets":[9,0]}',
+    '"s":{"dtype":"U8","shape":[1],"data_offsets":[99,98]}',
 ]
 # Faults planted anywhere: bytes that are not UTF-8, syntax, a cut string.
 JUNK = [b"\xff", b"\xe0\x80", b"\xf0\x9f\x98", b",", b"}", b"]", b"tru", b'"', b"\t"]

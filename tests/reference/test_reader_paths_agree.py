@@ -234,6 +234,24 @@ def test_many_shapes_repeated_and_distinct_are_each_read_as_written() -> None:
             ),
             id="counted-not-arrays",
         ),
+        pytest.param(
+            file_from({"a": entry("F32", [2], 10, 0)}, bytes(10)),
+            id="reversed-span-not-size",
+        ),
+        pytest.param(
+            file_from(
+                {"a": entry("F32", [1], 0, 4), "b": entry("F32", [1], 12, 4)}, bytes(8)
+            ),
+            id="reversed-begin-past-buffer",
+        ),
+        pytest.param(
+            file_of(
+                '{"b":{"data_offsets":[12,4],"dtype":"F32","shape":[1]},'
+                '"c":{"data_offsets":[20,18],"dtype":"F32","shape":[2]}}',
+                bytes(8),
+            ),
+            id="reversed-sorted-keys",
+        ),
     ],
 )
 @pytest.mark.parametrize("limit", [1, None])
@@ -247,6 +265,67 @@ def test_both_paths_agree_with_few_violations_kept(
         (e.rule, e.offset, e.path, e.msg) for e in plain
     ]
     assert fast.omitted == plain.omitted
+
+
+@st.composite
+def reversed_pair_files(draw: st.DrawFn) -> tuple[bytes, str, int, int]:
+    """A file of U8 and F32 tensors, one of which has a pair with begin > end.
+
+    The other tensors tile the buffer in order; the reversed pair's offsets
+    and the buffer's length are drawn around each other, so that begin, end,
+    both or neither lie past the buffer.  The header is compact, spaced,
+    in sort_keys order or with an escaped field name, for the shortcuts'
+    several ways.  Returns the file, the reversed tensor's name, its end and
+    the buffer's length.
+    """
+    sizes = draw(st.lists(st.integers(0, 3), min_size=1, max_size=4))
+    reversed_at = draw(st.integers(0, len(sizes) - 1))
+    members: dict[str, object] = {}
+    cursor = 0
+    for i, count in enumerate(sizes):
+        dtype = draw(st.sampled_from(["U8", "F32"]))
+        size = count * (4 if dtype == "F32" else 1)
+        members[f"t{i}"] = {
+            "dtype": dtype,
+            "shape": [count],
+            "data_offsets": [cursor, cursor + size],
+        }
+        cursor += size
+    length = max(cursor + draw(st.integers(-4, 4)), 0)
+    end = draw(st.integers(0, length + 6))
+    begin = draw(st.integers(end + 1, end + 14))
+    name = f"t{reversed_at}"
+    members[name]["data_offsets"] = [begin, end]  # type: ignore[index]
+    form = draw(st.sampled_from(["compact", "spaced", "sorted", "escaped"]))
+    if form == "spaced":
+        text = json.dumps(members)
+    else:
+        text = json.dumps(members, separators=(",", ":"), sort_keys=form == "sorted")
+    if form == "escaped":
+        text = text.replace('"dtype"', '"\\u0064type"', 1)
+    raw = text.encode() + b" " * draw(st.integers(0, 7))
+    return struct.pack("<Q", len(raw)) + raw + bytes(length), name, end, length
+
+
+@settings(max_examples=300, deadline=None)
+@given(reversed_pair_files())
+def test_a_reversed_pair_is_judged_as_the_spec_states_on_every_path(
+    drawn: tuple[bytes, str, int, int],
+) -> None:
+    data, name, end, length = drawn
+    check_agreement(data)
+    # SPEC 12.1: SIZE-MATCH applies only when begin <= end; SPEC 8.1:
+    # LAYOUT-BOUNDS compares the end alone with the buffer's length.
+    expected = {"OFFSETS-ORDER"} | ({"LAYOUT-BOUNDS"} if end > length else set())
+    for shortcuts in (True, False):
+        errors, _ = check(memoryview(data), limit=None, shortcuts=shortcuts)
+        at_pair = {
+            e.rule
+            for e in errors
+            if e.path[:2] == (name, "data_offsets")
+            and e.rule in {"OFFSETS-ORDER", "SIZE-MATCH", "LAYOUT-BOUNDS"}
+        }
+        assert at_pair == expected, (shortcuts, errors)
 
 
 def _sorted(name: str, dtype: str, shape: str, begin: int, end: int) -> str:

@@ -319,6 +319,22 @@ CASES = [
         b"[3,2]",
         id="reversed-offsets",
     ),
+    # A reversed pair states no size (SPEC 12.1) and is in bounds when its
+    # end is (SPEC 8.1), however its offsets compare with the buffer.
+    pytest.param(
+        file_from({"a": entry("F32", [2], 10, 0)}, bytes(10)),
+        "OFFSETS-ORDER",
+        b"[10,0]",
+        id="reversed-span-not-size",
+    ),
+    pytest.param(
+        file_from(
+            {"a": entry("F32", [1], 0, 4), "b": entry("F32", [1], 12, 4)}, b"x" * 8
+        ),
+        "OFFSETS-ORDER",
+        b"[12,4]",
+        id="reversed-begin-past-buffer",
+    ),
     pytest.param(
         file_from({"a": entry("U8", [2], 0, 2)}, b"x"),
         "LAYOUT-BOUNDS",
@@ -424,6 +440,18 @@ def test_validate_collects_every_violation_in_offset_order() -> None:
         ("LAYOUT-BOUNDS", data.index(b"[2,4]")),
         ("HEADER-PADDING", data.index(b"\t")),
     ]
+
+
+def test_a_reversed_pair_past_the_buffer_breaks_the_bounds_too() -> None:
+    # Begin and end both past the 8-byte buffer: two rules of one group, at
+    # the pair; read() names the order, which the reference lists first.
+    data = file_from({"a": entry("F32", [2], 12, 10)}, b"x" * 8)
+    at = data.index(b"[12,10]")
+    found = [(error.rule, error.offset) for error in stspec.validate(data)]
+    assert found == [("OFFSETS-ORDER", at), ("LAYOUT-BOUNDS", at)]
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert caught.value.rule == "OFFSETS-ORDER"
 
 
 def test_a_syntax_error_stops_the_pipeline_after_earlier_faults() -> None:

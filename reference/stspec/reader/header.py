@@ -58,11 +58,12 @@ ARRAY: Final = "Q"
 class Header:
     """What the member scan established about the header object.
 
-    table: every entry with usable data_offsets, in file order (a file with
-        any violation never exposes it)
+    table: every entry with usable data_offsets, in file order, its pair as
+        stated (a file with any violation never exposes it)
     where: per table entry, a position just past its data_offsets' ``[``
     layout_ready: False when some entry has no usable data_offsets (holes
         and overlaps are then meaningless, so the layout is not judged)
+    reversed: some entry's pair has begin > end (OFFSETS-ORDER)
     names_unique: no tensor name repeats (else the layout is not judged)
     end: the position just past the header object
     """
@@ -72,6 +73,7 @@ class Header:
         "layout_ready",
         "metadata",
         "names_unique",
+        "reversed",
         "table",
         "where_kept",
     )
@@ -82,6 +84,7 @@ class Header:
         self.where_kept = array(ARRAY)
         self.layout_ready = True
         self.names_unique = True
+        self.reversed = False
         self.end = 0
 
     @property
@@ -394,8 +397,9 @@ def finish(  # noqa: PLR0913, PLR0917 - the fields of one entry
         return
     offsets_after = where[1]
     begin, end = offsets
-    low, high = min(begin, end), max(begin, end)
-    if begin > end:
+    in_order = begin <= end
+    if not in_order:
+        header.reversed = True
         state.fault(
             "OFFSETS-ORDER",
             offsets_after - 1,
@@ -403,12 +407,14 @@ def finish(  # noqa: PLR0913, PLR0917 - the fields of one entry
             (name, "data_offsets"),
         )
     if dtype is not None and shape is not None:
-        _check_size(state, name, dtype, shape, high - low, where)
+        # A reversed pair states no size to compare (SPEC §12.1: SIZE-MATCH
+        # applies only when begin <= end).
+        _check_size(state, name, dtype, shape, end - begin if in_order else None, where)
     if repeated:
         return
-    # The entry still claims bytes [low, high): keeping it in the tiling means
-    # one fault in an entry does not also show up as a hole.
-    header.table.add(name, dtype or "BOOL", shape or (), low, high)
+    # The entry still claims its bytes: keeping it in the tiling means one
+    # fault in an entry does not also show up as a hole (see layout.py).
+    header.table.add(name, dtype or "BOOL", shape or (), begin, end)
     header.where_kept.append(offsets_after)
 
 
@@ -417,9 +423,10 @@ def _check_size(  # noqa: PLR0913, PLR0917 - the fields of one entry
     name: str,
     dtype: str,
     shape: tuple[int, ...],
-    nbytes: int,
+    nbytes: int | None,
     where: tuple[int, int],
 ) -> None:
+    """Check the size rules of SPEC §7 in order (``nbytes`` None: no SIZE-MATCH)."""
     bits = _bit_count(dtype, shape)
     shape_pos, offsets_after = where
     if bits is None:
@@ -439,7 +446,11 @@ def _check_size(  # noqa: PLR0913, PLR0917 - the fields of one entry
                 "expected a multiple of 8",
                 (name, "shape"),
             )
-    elif bits // 8 != nbytes and not state.report.full("SIZE-MATCH", offsets_after - 1):
+    elif (
+        nbytes is not None
+        and bits // 8 != nbytes
+        and not state.report.full("SIZE-MATCH", offsets_after - 1)
+    ):
         state.fault(
             "SIZE-MATCH",
             offsets_after - 1,

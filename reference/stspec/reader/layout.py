@@ -17,28 +17,37 @@ def check_layout(
     """Check that the entries tile ``[0, buffer_length)`` exactly.
 
     Entries are taken in (begin, end) order, so the order of the JSON object
-    does not matter (spec LAYOUT-HOLE).  A tensor that ends past the buffer is
-    reported once, as LAYOUT-BOUNDS, and left out of the tiling; the trailing
-    check is then skipped, since the buffer's real end is not where the header
-    says it is.  Facts about the buffer sort after every header position.
+    does not matter (spec LAYOUT-HOLE).  A reversed pair, already reported as
+    OFFSETS-ORDER, is tiled as the bytes between its two offsets, so that one
+    swapped pair is not also a hole or an overlap.  A tensor that claims
+    bytes past the buffer is left out of the tiling, and reported as
+    LAYOUT-BOUNDS when its end is past it (SPEC §8.1 judges the end alone);
+    the trailing check is then skipped, since the buffer's real end is not
+    where the header says it is.  Facts about the buffer sort after every
+    header position.
     """
     _, _, offsets, _, _ = header.table.columns
     begins = offsets[::2]
     ends = offsets[1::2]
     # Writers lay tensors out in header order, so the common case needs no sort.
-    if begins[1:] == ends[:-1] and (
-        (not begins and buffer_length == 0)
-        or (begins and begins[0] == 0 and ends[-1] == buffer_length)
+    if (
+        not header.reversed
+        and begins[1:] == ends[:-1]
+        and (
+            (not begins and buffer_length == 0)
+            or (begins and begins[0] == 0 and ends[-1] == buffer_length)
+        )
     ):
         return
     names = list(header.table)
     # Buffer facts get keys past every character position of the header.
     past = len(text) - data_start
-    if max(ends, default=0) <= buffer_length:
-        # Nothing ends past the buffer (the usual case): no loop to sort it out.
-        inside = list(zip(begins, ends, range(len(ends)), strict=True))
-    else:
-        inside = _bounds(header, text, report, names, buffer_length)
+    inside = list(zip(begins, ends, range(len(ends)), strict=True))
+    if header.reversed:
+        inside = [(min(b, e), max(b, e), i) for b, e, i in inside]
+    # The highest offset of all is the furthest byte any tensor claims.
+    if max(offsets, default=0) > buffer_length:
+        inside = _bounds(header, text, report, names, inside, buffer_length)
     inside.sort()
     cursor = 0
     for begin, end, position in inside:
@@ -76,17 +85,25 @@ def check_layout(
         )
 
 
-def _bounds(
-    header: Header, text: str, report: Report, names: list[str], buffer_length: int
+def _bounds(  # noqa: PLR0913, PLR0917 - one layout check's inputs
+    header: Header,
+    text: str,
+    report: Report,
+    names: list[str],
+    spans: list[tuple[int, int, int]],
+    buffer_length: int,
 ) -> list[tuple[int, int, int]]:
-    """Report the tensors that end past the buffer; return the others."""
+    """Report the tensors that end past the buffer; return the spans inside it."""
     _, _, offsets, _, _ = header.table.columns
     inside: list[tuple[int, int, int]] = []
-    for position, (begin, end) in enumerate(
-        zip(offsets[::2], offsets[1::2], strict=True)
-    ):
+    for low, high, position in spans:
+        if high <= buffer_length:
+            inside.append((low, high, position))
+            continue
+        end = offsets[2 * position + 1]
         if end <= buffer_length:
-            inside.append((begin, end, position))
+            # A reversed pair whose begin alone lies past the buffer: its
+            # fault is the order (OFFSETS-ORDER), not the bounds.
             continue
         at = text.rfind("[", 0, header.where[position])
         if not report.full("LAYOUT-BOUNDS", at):

@@ -427,6 +427,7 @@ def _run(members: list[str], after: str = "") -> bytes:
 
 
 _PLAIN = [f'"k{i}":{i % 3}' for i in range(150)]
+_SAME = [f'"k{i}":0' for i in range(150)]
 
 
 # Runs of unknown members an entry holds, as the shortcuts take them in bulk
@@ -534,6 +535,17 @@ def test_escaped_metadata_values_agree(data: bytes, limit: int | None) -> None:
         pytest.param(_run([*_PLAIN[:90], '"k3":null', *_PLAIN[90:]]), id="repeated"),
         pytest.param(_run([*_PLAIN[:70], '"shape":[1]', *_PLAIN[70:]]), id="field"),
         pytest.param(_run([*_PLAIN[:60], '"s":"x,"', *_PLAIN[60:]]), id="string"),
+        # One value throughout: split at the piece between the names.
+        pytest.param(_run(_SAME), id="same-value"),
+        pytest.param(_run([*_SAME[:90], '"k3":0', *_SAME[90:]]), id="same-repeated"),
+        pytest.param(
+            _run([*_SAME[:90], '"k92":0', *_SAME[90:]]), id="same-repeated-ahead"
+        ),
+        pytest.param(_run([*_SAME[:70], '"dtype":0', *_SAME[70:]]), id="same-field"),
+        pytest.param(_run([*_SAME[:60], '"s":"x"', *_SAME[60:]]), id="same-string"),
+        pytest.param(_run([*_SAME[:60], '"k":1', *_SAME[60:]]), id="same-but-one"),
+        pytest.param(_run([*_SAME[:60], '"k\x01":0', *_SAME[60:]]), id="same-control"),
+        pytest.param(_run([f'"k{i}" : 0 ' for i in range(150)]), id="same-spaced"),
     ],
 )
 @pytest.mark.parametrize("limit", [1, None])
@@ -543,9 +555,12 @@ def test_runs_split_in_small_chunks_agree(
     from stspec.reader import members  # noqa: PLC0415 - the module whose chunks are patched
 
     monkeypatch.setattr(members, "_SPLIT_CHUNK", 64)
+    # A repeat then falls between two groups of names or inside one.
+    monkeypatch.setattr(members, "_ADDED_AT_ONCE", 3)
     plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
     fast, _ = check(memoryview(data), limit=limit)
     assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
         (e.rule, e.offset, e.path, e.msg) for e in plain
     ]
     assert fast.omitted == plain.omitted
+    check_agreement(data)

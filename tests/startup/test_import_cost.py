@@ -229,7 +229,7 @@ def test_help_is_80_columns_wide_without_a_terminal(
 RARE_PATTERNS = (
     "reader.recognise.over_u64",
     "reader.recognise.between_names",
-    "reader.recognise.control_chars",
+    "reader.recognise._control_pattern",
     "reader.recognise.plain_member",
     "reader.recognise.plain_run",
     "reader.recognise.int_array",
@@ -264,6 +264,7 @@ def test_checking_a_plain_file_compiles_no_rare_pattern(tmp_path: Path) -> None:
 
 _ENTRY = '"dtype":"F32","shape":[1],"data_offsets":[0,4]'
 _MANY_UNKNOWN = "".join(f',"m{number}":1' for number in range(300))
+_MANY_NON_ASCII = "".join(f',"\u00e9{number}":1' for number in range(300))
 _MANY_STRINGS = "".join(f',"m{number}":"s"' for number in range(300))
 
 
@@ -283,8 +284,13 @@ _MANY_STRINGS = "".join(f',"m{number}":"s"' for number in range(300))
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY}{_MANY_UNKNOWN}}}}}',
-            {"reader.recognise.between_names", "reader.recognise.control_chars"},
+            {"reader.recognise.between_names"},
             id="run-of-unknown-members",
+        ),
+        pytest.param(
+            f'{{"w":{{{_ENTRY}{_MANY_NON_ASCII}}}}}',
+            {"reader.recognise.between_names", "reader.recognise._control_pattern"},
+            id="run-of-unknown-non-ascii-members",
         ),
         pytest.param(
             f'{{"w":{{{_ENTRY}{_MANY_STRINGS}}}}}',

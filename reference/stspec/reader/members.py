@@ -64,6 +64,7 @@ from stspec.rules import U64_MAX
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from array import array
+    from collections.abc import Iterable
     from types import ModuleType
     from typing import Final
 
@@ -98,7 +99,11 @@ def load_bulk() -> ModuleType:
 _FEW_MEMBERS: Final = 5
 # Unknown members are split this many characters at a time: the pieces of a
 # chunk, not of the whole entry, are held at once.
-_SPLIT_CHUNK: Final = 1 << 20
+_SPLIT_CHUNK: Final = 1 << 16
+# How many names of a chunk are checked against those before them at once.
+_ADDED_AT_ONCE: Final = 8192
+# The fields' names as they appear in a text with no escape.
+_QUOTED_FIELDS: Final = tuple(f'"{field}"' for field in FIELDS)
 
 
 class FastHeader(Header):
@@ -157,12 +162,7 @@ class FastScan(Scan):
     def judge_entry(self, name: str, pos: int, *, repeated: bool) -> int:
         """Judge the tensor entry value at ``pos``; return its end."""
         src = self.src
-        if (
-            not repeated
-            and isinstance(src, FastText)
-            and src.text[pos : pos + 1] == "{"
-            and src.shallow
-        ):
+        if not repeated and isinstance(src, FastText):
             end = _sound_entry(self, src, name, pos)
             if end >= 0:
                 return end
@@ -309,7 +309,8 @@ def _sound_entry(state: FastScan, src: FastText, name: str, pos: int) -> int:
     reports it.
     """
     text = src.text
-    if not one_flat_object(text, pos):
+    # The cheap test first: the nesting bound reads the whole header.
+    if text[pos : pos + 1] != "{" or not one_flat_object(text, pos) or not src.shallow:
         return -1
     try:
         pairs, end = entry_decoder().raw_decode(text, pos)
@@ -430,12 +431,11 @@ def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:
     hostile shape (millions of them in one entry): the text up to the first
     ``}`` is split at its quotes, _SPLIT_CHUNK characters at a time, so that
     the names and what lies between them come out of string methods, not of
-    a regular expression per member.  The pieces between the names repeat
-    (``:0,``), so checking each distinct one checks them all.  In the last
-    chunk, the last member is left to the caller, which ends the object.
-    Returns what _plain_members does, or None when the text is anything
-    else (a string value, an escape, a nested value, a field, a repeat), for
-    the regular expressions to take; a stretch is not tried again after that.
+    a regular expression per member.  The last member before the ``}`` is
+    left to the caller, which ends the object.  Returns what _plain_members
+    does, or None when the text is anything else (a string value, an
+    escape, a nested value, a field, a repeat), for the regular expressions
+    to take; a stretch is not tried again after that.
     """
     text = state.src.text
     if pos < state.split_from:
@@ -444,59 +444,102 @@ def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:
         found = text.find("}", pos)
         state.split_close = found if found >= 0 else len(text)
     close = state.split_close
-    end = close
-    if close - pos > _SPLIT_CHUNK:
-        # Up to a member's opening quote: the pieces stay whole.
-        end = text.rfind(',"', pos, pos + _SPLIT_CHUNK) + 1
-    taken = _split_run(state, seen, pos, end, last=end == close)
+    # Up to the opening quote of a member: the pieces stay whole.
+    end = text.rfind(',"', pos, min(close, pos + _SPLIT_CHUNK)) + 1
+    taken = _split_run(state, seen, pos, end) if end > pos else None
     if taken is None:
         state.split_from = close
     return taken
 
 
-def _split_run(
-    state: FastScan, seen: set[str], pos: int, end: int, *, last: bool
-) -> int | None:
+def _split_run(state: FastScan, seen: set[str], pos: int, end: int) -> int | None:
     """Take the members in ``pos..end`` for _scalar_members, or return None.
 
-    With ``last``, ``end`` is the entry's ``}`` and its last member is left
-    to the caller (its name is checked against the others here); else the
-    members all end with their comma, and ``seen`` receives their names.
+    ``text[end]`` is the opening quote of the member after them; each of
+    them ends with its comma.  ``seen`` receives their names.
     """
-    text = state.src.text
-    region = text[pos:end] if end > pos and text[pos] == '"' else ""
-    if "\\" in region or "{" in region or "[" in region:
-        region = ""
-    parts = region.split('"')
-    # '', then each member's name and what follows it.
-    if len(parts) < 3 + 2 * last or not len(parts) & 1:
+    names = _plain_names(state.src.text, pos, end)
+    if names is None:
         return None
-    names = parts[1::2]
-    between = parts[2:-1:2] if last else parts[2::2]
-    if not all(map(between_names().fullmatch, set(between))) or control_chars().search(
-        region
-    ):
+    if state.first_only and decided(state.report):
+        # As in _plain_members: only whether a field hides here.
+        return -end
+    if not _add_new(seen, names):
         return None
-    if "\t" in region or "\n" in region or "\r" in region:
+    count_more(state.report, "ENTRY-UNKNOWN", len(names))
+    return -end
+
+
+def _plain_names(text: str, pos: int, end: int) -> list[str] | None:
+    """Return the names of the members in ``pos..end`` (see _split_run).
+
+    None when one is not an unknown member with a plain name and a scalar.
+    """
+    if text[pos] != '"':
+        return None
+    # The text from the first name on, with the quote after the last comma:
+    # name, what follows it (with the next quote), name, ...
+    body = text[pos + 1 : end + 1]
+    if "\\" in body or "{" in body or "[" in body or control_chars(body):
+        return None
+    names = _names(body)
+    if names is None:
+        return None
+    if "\t" in body or "\n" in body or "\r" in body:
         joined = "".join(names)
         if "\t" in joined or "\n" in joined or "\r" in joined:
             return None  # whitespace allowed between the tokens, not in a name
-    taken = end - len(parts[-1]) - len(parts[-2]) - 2 if last else end
-    ignorable = names[:-1] if last else names
-    if state.first_only and decided(state.report):
-        # As in _plain_members: only whether a field hides here.
-        return None if FIELDS.intersection(ignorable) else -taken
-    fresh = set(names)
-    if (
-        len(fresh) != len(names)
-        or not seen.isdisjoint(fresh)
-        or FIELDS.intersection(ignorable)
-    ):
+    # No quote is left but around the names: a field is among them exactly
+    # when its quoted name is in the text.
+    if any(text.find(field, pos, end + 1) >= 0 for field in _QUOTED_FIELDS):
         return None
-    if not last:
-        seen |= fresh
-    count_more(state.report, "ENTRY-UNKNOWN", len(ignorable))
-    return -taken
+    return names
+
+
+def _add_new(seen: set[str], names: list[str]) -> bool:
+    """Add ``names`` to ``seen`` if none repeats; else leave ``seen`` as it was.
+
+    Checked, then added, a few thousand at a time: the part of ``seen`` the
+    check touches is still in the cache when they are added.
+    """
+    for at in range(0, len(names), _ADDED_AT_ONCE):
+        some = names[at : at + _ADDED_AT_ONCE]
+        if not seen.isdisjoint(some):
+            seen.difference_update(names[:at])
+            return False
+        before = len(seen)
+        seen.update(some)
+        if len(seen) - before != len(some):
+            # Repeated among these, none of which was in ``seen``.
+            seen.difference_update(names[: at + len(some)])
+            return False
+    return True
+
+
+def _names(body: str) -> list[str] | None:
+    """Split ``body`` (see _split_run) into the names, or return None.
+
+    What follows each name must be ``:``, a scalar and ``,`` (with any
+    whitespace).  Hostile headers repeat one such piece (``":0,"``):
+    splitting at it yields the names alone, and when every quote went with
+    a separator, there was no other piece.
+    """
+    close = body.find('"')
+    after = body.find('"', close + 1)
+    if after < 0:
+        return None
+    separator = body[close : after + 1]
+    names = body.split(separator)
+    if names[-1] == "" and body.count('"') == 2 * (len(names) - 1):
+        names.pop()
+        between: Iterable[str] = (separator[1:-1],)
+    else:
+        parts = body.split('"')
+        if len(parts) & 1:
+            return None
+        names = parts[0:-1:2]
+        between = set(parts[1::2])
+    return names if all(map(between_names().fullmatch, between)) else None
 
 
 def _metadata(state: FastScan, pos: int, *, keep: bool) -> int:  # noqa: C901

@@ -1,0 +1,5 @@
+module matrix/ollama-imagegen-st
+
+go 1.24.1
+
+require github.com/ollama/ollama v0.17.4

@@ -88,9 +88,11 @@ UNAVAILABLE: Final = (
         "itself is not reached (GOPROXY=direct: could not resolve host)",
     ),
     Unavailable(
-        "ollama convert (parseSafetensors)",
+        "gomlx/go-huggingface",
         "Go",
-        "the parser is unexported; only whole-model conversion is public",
+        "the one version the Go module proxy lists, v0.3.1, has no safetensors "
+        "package (only hub/ and tokenizers/), and the proxy refuses any other "
+        "(@main: 403 'This module version is not available.')",
     ),
 )
 

@@ -4,10 +4,10 @@
 // (reader_safetensors.go:26-81), is unexported; users reach it through
 // convert.ConvertModel (convert.go:372), which this program calls as ollama's
 // server does: on an fs.FS of a model folder, writing a GGUF file. The folder
-// is a fresh temporary directory holding a two-line config.json naming
+// is a fresh temporary directory holding a one-line config.json naming
 // Qwen2ForCausalLM (whose converter passes every tensor through unchanged,
 // convert_qwen2.go:51-63), an empty tokenizer.json (as convert_test.go's own
-// fixture has) and the file hard-linked (or copied) as model.safetensors.
+// fixture has) and a link to the file named model.safetensors.
 //
 // ConvertModel converts every tensor to GGUF (F32, F16 or BF16 by name and
 // rank, reader.go:40-65) and reads its bytes to do so (WriteTo,
@@ -77,23 +77,6 @@ func fail(err error) {
 	os.Exit(70)
 }
 
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.Create(to)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
 // folder makes the model folder ollama create would be pointed at.
 func folder(path string) string {
 	dir, err := os.MkdirTemp("", "ollama-convert-")
@@ -107,12 +90,15 @@ func folder(path string) string {
 			fail(err)
 		}
 	}
-	target := filepath.Join(dir, "model.safetensors")
-	if os.Link(path, target) != nil {
-		if err := copyFile(path, target); err != nil {
-			os.RemoveAll(dir)
-			fail(err)
-		}
+	// os.DirFS opens through the link, as it would a model folder's link
+	// into a download cache
+	file, err := filepath.Abs(path)
+	if err == nil {
+		err = os.Symlink(file, filepath.Join(dir, "model.safetensors"))
+	}
+	if err != nil {
+		os.RemoveAll(dir)
+		fail(err)
 	}
 	return dir
 }

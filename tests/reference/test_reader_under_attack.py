@@ -789,6 +789,23 @@ def test_a_metadata_value_of_escaped_json_costs_about_a_json_decode() -> None:
     assert ratio < 3
 
 
+def test_a_huge_shape_costs_about_a_json_decode() -> None:
+    # 100,000 dimensions above 2^64-1: the canonical pattern reads the
+    # shape once and the first one settles read() (about 1.3 decodes; 1.8
+    # when the bulk pattern read all of it too).  The parser, one call per
+    # dimension, costs about 30.
+    data = file_from({"t": entry("U8", [2**64 + 10**18] * 100_000, 0, 0)})
+    header = data[8 : 8 + int.from_bytes(data[:8], "little")]
+
+    def read() -> None:
+        with pytest.raises(stspec.SafetensorsError, match="NUM-RANGE"):
+            stspec.read(data)
+
+    read()
+    ratio = _least_cpu(read) / _least_cpu(lambda: json.loads(header))
+    assert ratio < 2.5
+
+
 def _entries_in_order(order: tuple[str, ...]) -> Callable[[int], bytes]:
     def build(count: int) -> bytes:
         fields = {"dtype": '"U8"', "shape": "[1]"}

@@ -198,7 +198,12 @@ def _sound_run(  # noqa: C901 - the hot loop, kept in one piece
     # more memory than the table it fills.
     shapes: dict[str, tuple[tuple[int, ...], int]] = {}
     while True:
-        if pos >= bulk_from and load_bulk().START.match(text, pos) is not None:
+        # A member longer than a chunk is never taken in bulk: the pattern
+        # need not read all of a huge one to say so.
+        if (
+            pos >= bulk_from
+            and load_bulk().START.match(text, pos, pos + load_bulk().CHUNK) is not None
+        ):
             pos, taken, bulk_from = _take(state, pos)
             if taken:
                 continue

@@ -45,7 +45,18 @@ from matrix.scrub import scrub
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-__all__ = ["Reader", "Writer", "main", "real_reader", "real_writer", "run_grid"]
+__all__ = [
+    "Reader",
+    "Writer",
+    "capabilities",
+    "main",
+    "read_all",
+    "real_reader",
+    "real_writer",
+    "run_grid",
+    "save",
+    "write_all",
+]
 
 WRITE_S: Final = 60  # one request, any writer: the largest is under 100 kB
 
@@ -68,23 +79,21 @@ class Reader:
     caps: dict[str, Any] = field(default_factory=dict)
 
 
-def run_grid(
-    writers: Sequence[Writer], readers: Sequence[Reader], out: Path
-) -> dict[str, Any]:
-    """Write, judge and read everything; the grid (also saved as ``out``/grid.json)."""
-    wanted = requests()
-    by_name_ = {r.name: r for r in wanted}
+def write_all(writers: Sequence[Writer], out: Path) -> dict[str, Any]:
+    """Each writer writes every request into ``out``/files/WRITER/, judged there.
+
+    The writer's outcome per request; a written file's outcome has ``fault``
+    (empty: a good file).
+    """
     files = out / "files"
-    shutil.rmtree(files, ignore_errors=True)
-    written: dict[str, dict[str, dict[str, str]]] = {}
-    truths: dict[tuple[str, str], Answer] = {}
-    to_read: list[Path] = []
+    written: dict[str, Any] = {}
     for writer in writers:
         folder = files / writer.name
+        shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
-        outcomes = writer.write(wanted, folder)
+        outcomes = writer.write(requests(), folder)
         written[writer.name] = {}
-        for request in wanted:
+        for request in requests():
             outcome = dict(
                 outcomes.get(request.name)
                 or {"result": "crashed", "reason": "no answer"}
@@ -93,11 +102,7 @@ def run_grid(
             outcome["reason"] = scrub(outcome.get("reason", ""))
             path = folder / f"{request.name}.safetensors"
             if outcome["result"] == "written" and path.is_file():
-                fault, truth = judge(path, request)
-                outcome["fault"] = fault
-                if truth is not None:
-                    truths[(writer.name, request.name)] = truth
-                to_read.append(path)
+                outcome["fault"] = judge(path, request)[0]
             else:
                 path.unlink(missing_ok=True)
                 if "undeclared" not in outcome:
@@ -106,6 +111,30 @@ def run_grid(
                         declared is not None and not request.dtypes <= declared
                     ).lower()
             written[writer.name][request.name] = outcome
+    return written
+
+
+def read_all(
+    readers: Sequence[Reader], out: Path, written: dict[str, Any]
+) -> dict[str, Any]:
+    """Each reader reads every file ``written`` names under ``out``/files/; the cells.
+
+    What the reference reads from a file is the truth a reader is compared
+    with; a file the reference refuses is the writer's fault, whatever the
+    reader did.
+    """
+    by_name_ = {r.name: r for r in requests()}
+    truths: dict[tuple[str, str], Answer] = {}
+    to_read: list[Path] = []
+    for writer_name, outcomes in written.items():
+        for request_name, outcome in outcomes.items():
+            path = out / "files" / writer_name / f"{request_name}.safetensors"
+            if outcome.get("result") != "written" or not path.is_file():
+                continue
+            truth = judge(path, by_name_[request_name])[1]
+            if truth is not None:
+                truths[(writer_name, request_name)] = truth
+            to_read.append(path)
     cells: dict[str, dict[str, dict[str, dict[str, str]]]] = {}
     for reader in readers:
         answers = _read_all(reader, to_read)
@@ -122,10 +151,17 @@ def run_grid(
                 verdict = cell(answer, truth, by_name_[request_name], reader.caps)
             row = cells.setdefault(writer_name, {}).setdefault(reader.name, {})
             row[request_name] = verdict
+    return cells
+
+
+def save(
+    written: dict[str, Any], readers: Sequence[str], cells: dict[str, Any], out: Path
+) -> dict[str, Any]:
+    """The grid as ``out``/grid.json and grid.md; the grid."""
     grid = {
-        "requests": [r.name for r in wanted],
+        "requests": [r.name for r in requests()],
         "writers": written,
-        "readers": [r.name for r in readers],
+        "readers": list(readers),
         "cells": cells,
     }
     (out / "grid.json").write_text(
@@ -133,6 +169,16 @@ def run_grid(
     )
     (out / "grid.md").write_text(markdown(grid), "utf-8")
     return grid
+
+
+def run_grid(
+    writers: Sequence[Writer], readers: Sequence[Reader], out: Path
+) -> dict[str, Any]:
+    """Write, judge and read everything; the grid (also saved as ``out``/grid.json)."""
+    shutil.rmtree(out / "files", ignore_errors=True)
+    written = write_all(writers, out)
+    cells = read_all(readers, out, written)
+    return save(written, [r.name for r in readers], cells, out)
 
 
 def _read_all(reader: Reader, paths: list[Path]) -> dict[str, Answer]:
@@ -257,7 +303,8 @@ def _cmd_writer(
     return write
 
 
-def _caps(results: Path, name: str) -> dict[str, Any] | None:
+def capabilities(results: Path, name: str) -> dict[str, Any] | None:
+    """What row ``name`` declared in its last run (None: no run that set up)."""
     path = results / f"{name}.json"
     if not path.is_file():
         return None
@@ -293,7 +340,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from matrix.impls import IMPLS  # noqa: PLC0415 - only the command needs every row
 
-    caps = {i.name: c for i in IMPLS if (c := _caps(args.results, i.name)) is not None}
+    caps = {
+        i.name: c
+        for i in IMPLS
+        if (c := capabilities(args.results, i.name)) is not None
+    }
     try:
         writer_rows = [by_name(n) for n in args.writer] or [
             i for i in IMPLS if caps.get(i.name, {}).get("write")

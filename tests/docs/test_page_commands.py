@@ -264,6 +264,9 @@ ELSEWHERE = {
         "installs a third-party row; tests/matrix/test_matrix_smoke.py runs the "
         "command and its gate"
     ),
+    "python -m matrix.grid_shards": (
+        "tests/matrix/test_matrix_grid_shards.py runs each phase and the merge"
+    ),
     "python -m matrix merge": (
         "tests/matrix/test_matrix_shards.py merges two shards of real runs"
     ),

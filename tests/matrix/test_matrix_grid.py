@@ -2,104 +2,21 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 import sys
 import types
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import grid_fakes as fake
 import pytest
 from matrix import envs, grid, grid_judge, grid_writer
-from matrix.grid_requests import Request, dumps, requests
+from matrix.grid_requests import dumps, requests
 
 import stspec
 
-if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
 WRAPPERS = envs.REPO / "matrix" / "wrappers"
-Outcomes = dict[str, dict[str, str]]
-
-
-def _writer(name: str, save: Callable[[Path, Request], None]) -> grid.Writer:
-    def write(wanted: Sequence[Request], folder: Path) -> Outcomes:
-        for request in wanted:
-            save(folder / f"{request.name}.safetensors", request)
-        return {r.name: {"result": "written", "reason": ""} for r in wanted}
-
-    return grid.Writer(name, write)
-
-
-def _good(path: Path, request: Request) -> None:
-    stspec.write(path, dict(request.tensors), request.metadata)
-
-
-def _trailing_junk(path: Path, request: Request) -> None:
-    _good(path, request)
-    with path.open("ab") as out:
-        out.write(b"\0")  # one byte past the last tensor: LAYOUT-TRAILING
-
-
-def _flips_a_byte(path: Path, request: Request) -> None:
-    changed = {
-        name: (dtype, shape, bytes([data[0] ^ 1]) + data[1:] if data else data)
-        for name, (dtype, shape, data) in request.tensors.items()
-    }
-    stspec.write(path, changed, request.metadata)
-
-
-def _sha256(data: memoryview) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _answer(path: Path) -> dict[str, Any]:
-    with stspec.read(path) as st:
-        return {
-            "result": "accepted",
-            "metadata": st.metadata,
-            "tensors": {
-                name: [
-                    info.dtype,
-                    list(info.shape),
-                    _sha256(st.tensor_bytes(name)),
-                ]
-                for name, info in st.tensors.items()
-            },
-        }
-
-
-def _reader(
-    name: str, change: Callable[[dict[str, Any]], dict[str, Any]], **caps: Any
-) -> grid.Reader:
-    def read(paths: list[Path]) -> dict[str, dict[str, Any]]:
-        out = {}
-        for path in paths:
-            try:
-                answer = change(_answer(path))
-            except stspec.SafetensorsError as exc:
-                answer = {"result": "rejected", "error": str(exc)}
-            out[path.name.removesuffix(".safetensors")] = answer
-        return out
-
-    return grid.Reader(name, read, caps)
-
-
-def _reversed(answer: dict[str, Any]) -> dict[str, Any]:
-    answer["tensors"] = dict(reversed(list(answer["tensors"].items())))
-    return answer
-
-
-def _no_metadata(answer: dict[str, Any]) -> dict[str, Any]:
-    answer["metadata"] = None
-    return answer
-
-
-def _no_f64(answer: dict[str, Any]) -> dict[str, Any]:
-    if any(t[0] == "F64" for t in answer["tensors"].values()):
-        return {"result": "rejected", "error": "F64 is not supported"}
-    return answer
 
 
 def _verdicts(result: dict[str, Any], writer: str, reader: str) -> dict[str, str]:
@@ -109,17 +26,17 @@ def _verdicts(result: dict[str, Any], writer: str, reader: str) -> dict[str, str
 @pytest.fixture(scope="module")
 def result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     writers = [
-        _writer("good", _good),
-        _writer("junk", _trailing_junk),
-        _writer("flips", _flips_a_byte),
+        fake.writer("good", fake.good),
+        fake.writer("junk", fake.trailing_junk),
+        fake.writer("flips", fake.flips_a_byte),
     ]
     readers = [
-        _reader("strict", lambda a: a),
-        _reader("reorders", _reversed),
-        _reader("drops-metadata", _no_metadata, metadata=True),
-        _reader("no-metadata-declared", _no_metadata, metadata=False),
-        _reader("no-f64-declared", _no_f64, read_dtypes=["F32", "U8"]),
-        _reader("no-f64", _no_f64),
+        fake.reader("strict", lambda a: a),
+        fake.reader("reorders", fake.reversed_order),
+        fake.reader("drops-metadata", fake.no_metadata, metadata=True),
+        fake.reader("no-metadata-declared", fake.no_metadata, metadata=False),
+        fake.reader("no-f64-declared", fake.no_f64, read_dtypes=["F32", "U8"]),
+        fake.reader("no-f64", fake.no_f64),
     ]
     out = tmp_path_factory.mktemp("interop")
     return grid.run_grid(writers, readers, out) | {"out": str(out)}

@@ -88,6 +88,9 @@ GOOD = 'name = "mine"\ntitle = "mine 1.0"\nlanguage = "Python"\nkind = "python"\
         ('wrapper = "reference_st.py"\nmemory_limit_mib = 1\n', "memory_limit_mib: 1"),
         ('wrapper = "reference_st.py"\nowner = "me"\n', "'owner' was unexpected"),
         ('wrapper = "reference_st.py"\ntracker = "http://x"\n', "tracker: 'http://x'"),
+        # where findings go, and what the wrapper calls: every row says both
+        ('wrapper = "reference_st.py"\n', "(row): 'tracker' is a required property"),
+        ('wrapper = "reference_st.py"\n', "(row): 'api' is a required property"),
         ('wrapper = "reference_st.py"\norder = -1\n', "order: -1"),
         ('wrapper = "reference_st.py"\nprobe = "gone.py"\n', "wrappers/gone.py does"),
         ('wrapper = "stcli"\nbuild = "nope.sh"\n', "matrix/build/nope.sh does not"),

@@ -2,6 +2,7 @@
 
     python -m matrix.rows check FILE...  # validate row files (what CI runs)
     python -m matrix.rows list           # every row's name, in table order, as JSON
+    python -m matrix.rows affected PATH...  # the row files a change to PATHs concerns
 
 Every row of the matrix is a file ``matrix/rows/NAME.toml`` holding the
 fields of :class:`Impl` (defaults left out); ``matrix.impls.IMPLS`` is
@@ -20,7 +21,7 @@ import json
 import sys
 import tomllib
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import jsonschema  # type: ignore[import-untyped]
@@ -28,7 +29,17 @@ import jsonschema  # type: ignore[import-untyped]
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-__all__ = ["ROWS", "SCHEMA", "Impl", "check", "dumps", "load", "load_all", "main"]
+__all__ = [
+    "ROWS",
+    "SCHEMA",
+    "Impl",
+    "affected",
+    "check",
+    "dumps",
+    "load",
+    "load_all",
+    "main",
+]
 
 _HERE: Final = Path(__file__).resolve().parent
 SCHEMA: Final = _HERE / "rows.schema.json"
@@ -182,6 +193,35 @@ def load_all(folder: Path = ROWS) -> tuple[Impl, ...]:
     return tuple(sorted(loaded, key=_place))
 
 
+def affected(changed: Iterable[str]) -> list[Path]:
+    """The row files that ``changed`` (paths in the repository) concern, by name.
+
+    A row is concerned when its own file, its wrapper or probe (a file, or a
+    file in its folder) or its build script changed.  Helpers every wrapper
+    shares concern every row and are left to a full run.
+    """
+    paths = {PurePosixPath(p) for p in changed}
+    found = []
+    for path in sorted(ROWS.glob("*.toml")):
+        if PurePosixPath("matrix/rows", path.name) in paths:
+            found.append(path)  # even if it does not load: the check says why
+            continue
+        try:
+            impl = load(path)
+        except ValueError:
+            continue
+        own = {
+            PurePosixPath("matrix/wrappers", name)
+            for name in (impl.wrapper, impl.probe)
+            if name and not name.startswith("builtin:")
+        }
+        if impl.build:
+            own.add(PurePosixPath("matrix/build", impl.build))
+        if any(p == part or part in p.parents for p in paths for part in own):
+            found.append(path)
+    return found
+
+
 def _check_files(paths: Iterable[Path]) -> int:
     status = 0
     for path in paths:
@@ -196,15 +236,19 @@ def _check_files(paths: Iterable[Path]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``check FILE...`` (1 when a file has a problem) or ``list``."""
+    """``check FILE...`` (1 when a file has a problem), ``list`` or ``affected``."""
     parser = argparse.ArgumentParser(
         prog="python -m matrix.rows",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("action", choices=("check", "list"))
+    parser.add_argument("action", choices=("check", "list", "affected"))
     parser.add_argument("paths", nargs="*", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
+    if args.action == "affected":
+        for path in affected(p.as_posix() for p in args.paths):
+            print(path.relative_to(_HERE.parent).as_posix())
+        return 0
     if args.action == "list":
         # one line of JSON: a CI job matrix reads it (fromJSON)
         print(json.dumps([impl.name for impl in load_all()]))

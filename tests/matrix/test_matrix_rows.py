@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 ROW_FILES = sorted(rows.ROWS.glob("*.toml"))
+HF_CRATES = ("0.3.3", "0.4.5", "0.5.3", "0.6.2", "0.7.0", "0.8.0")
 
 
 @pytest.mark.parametrize("path", ROW_FILES, ids=lambda p: p.stem)
@@ -157,3 +158,25 @@ def test_the_row_the_how_to_shows_passes_once_its_wrapper_exists(
         rows.load(path)
     path.write_text(shown[0].replace('"mylib_st.py"', '"reference_st.py"'))
     assert rows.load(path).api == "mylib.load(path), mylib.save(path, tensors)"
+
+
+def test_a_change_concerns_the_rows_whose_files_it_touches(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    changed = [
+        "matrix/rows/mlx.toml",  # the row itself
+        "matrix/wrappers/java_djl/DjlReader.java",  # a file of a wrapper's folder
+        "matrix/build/rust_crate.sh",  # the build script of every crate row
+        "matrix/wrappers/reference_st.py",  # the reference's probe
+        "matrix/wrappers/_spec.py",  # shared by all: left to a full run
+        "matrix/rows/gone.toml",  # a row the change deleted
+        "docs/index.md",
+    ]
+    assert rows.main(["affected", *changed]) == 0
+    listed = capsys.readouterr().out.split()
+    assert listed == [
+        "matrix/rows/djl.toml",
+        *(f"matrix/rows/hf-rust-{v}.toml" for v in sorted(HF_CRATES)),
+        "matrix/rows/mlx.toml",
+        "matrix/rows/reference.toml",
+    ]

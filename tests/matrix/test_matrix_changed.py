@@ -90,6 +90,9 @@ def test_a_note_is_no_change_but_a_limit_is() -> None:
     impl = by_name("npm-safetensors")
     before = inputs.inputs(impl)
     assert inputs.inputs(replace(impl, note="reworded")) == before
+    # what a row says about itself, and its place in the table, rerun nothing
+    cosmetic = replace(impl, tracker="https://example.org", api="x()", order=1)
+    assert inputs.inputs(cosmetic) == before
     assert inputs.inputs(replace(impl, case_timeout_s=99.0))["impl"] != before["impl"]
 
 

@@ -41,35 +41,29 @@ JSON_WS: Final = " \t\n\r"
 def read_prefix(view: Buffer, report: Report) -> int | None:
     """Return the header length N, or None after reporting why there is none."""
     if len(view) < PREFIX_SIZE:
-        report.add(
+        report.add_at_offset(
             "FILE-PREFIX",
             0,
             f"file is {len(view)} bytes long, expected at least the 8-byte "
             "header length",
-            (),
-            0,
         )
         return None
     header_length = int.from_bytes(view[:PREFIX_SIZE], "little")
     # The limit is checked first: N must never be trusted as a size, not even
     # to compare it with the file (spec HEADER-LIMIT before HEADER-BOUNDS).
     if header_length > MAX_HEADER_SIZE:
-        report.add(
+        report.add_at_offset(
             "HEADER-LIMIT",
             0,
             f"header length {header_length} exceeds the limit of {MAX_HEADER_SIZE}",
-            (),
-            0,
         )
         return None
     if PREFIX_SIZE + header_length > len(view):
-        report.add(
+        report.add_at_offset(
             "HEADER-BOUNDS",
             0,
             f"header length {header_length} exceeds the "
             f"{len(view) - PREFIX_SIZE} bytes after the prefix",
-            (),
-            0,
         )
         return None
     return header_length
@@ -94,14 +88,14 @@ def read_text(
     return None if start is None else (text, start)
 
 
-def not_utf8(report: Report, position: int, reason: str) -> None:
-    """Report the header's first byte that is not UTF-8 (HEADER-UTF8)."""
-    report.add(
-        "HEADER-UTF8",
-        position,
-        f"header is not UTF-8: {reason}",
-        (),
-        PREFIX_SIZE + position,
+def not_utf8(report: Report, index: int, reason: str) -> None:
+    """Report the header's first byte that is not UTF-8 (HEADER-UTF8).
+
+    ``index`` counts bytes from the header's start: the text is not decoded,
+    so the fault has no position in it.
+    """
+    report.add_at_offset(
+        "HEADER-UTF8", PREFIX_SIZE + index, f"header is not UTF-8: {reason}"
     )
 
 

@@ -23,8 +23,9 @@ def check_layout(
     bytes past the buffer is left out of the tiling, and reported as
     LAYOUT-BOUNDS when its end is past it (SPEC §8.1 judges the end alone);
     the trailing check is then skipped, since the buffer's real end is not
-    where the header says it is.  Facts about the buffer sort after every
-    header position.
+    where the header says it is.  Facts about the buffer are located by
+    their file offset, LAYOUT-BOUNDS by the position of the pair in the
+    header text (see report.py).
     """
     _, _, offsets, _, _ = header.table.columns
     begins = offsets[::2]
@@ -40,8 +41,6 @@ def check_layout(
     ):
         return
     names = list(header.table)
-    # Buffer facts get keys past every character position of the header.
-    past = len(text) - data_start
     inside = list(zip(begins, ends, range(len(ends)), strict=True))
     if header.reversed:
         inside = [(min(b, e), max(b, e), i) for b, e, i in inside]
@@ -52,36 +51,32 @@ def check_layout(
     cursor = 0
     for begin, end, position in inside:
         if begin > cursor:
-            key = past + data_start + cursor
-            if not report.full("LAYOUT-HOLE", key):
-                report.add(
+            at = data_start + cursor
+            if not report.full_at_offset("LAYOUT-HOLE", at):
+                report.add_at_offset(
                     "LAYOUT-HOLE",
-                    key,
+                    at,
                     f"bytes {cursor}..{begin} of the buffer belong to no tensor; "
                     f"expected {shown(names[position])} to begin at {cursor}",
                     (names[position], "data_offsets"),
-                    data_start + cursor,
                 )
         elif begin < cursor:
-            key = past + data_start + begin
-            if not report.full("LAYOUT-OVERLAP", key):
-                report.add(
+            at = data_start + begin
+            if not report.full_at_offset("LAYOUT-OVERLAP", at):
+                report.add_at_offset(
                     "LAYOUT-OVERLAP",
-                    key,
+                    at,
                     f"tensor {shown(names[position])} begins at {begin}, inside "
                     f"bytes already owned up to {cursor}",
                     (names[position], "data_offsets"),
-                    data_start + begin,
                 )
         cursor = max(cursor, end)
     if cursor < buffer_length and len(inside) == len(begins):
-        report.add(
+        report.add_at_offset(
             "LAYOUT-TRAILING",
-            past + data_start + cursor,
+            data_start + cursor,
             f"{buffer_length - cursor} trailing bytes after the last tensor, "
             f"expected the buffer to end at {cursor}",
-            (),
-            data_start + cursor,
         )
 
 
@@ -105,11 +100,11 @@ def _bounds(  # noqa: PLR0913, PLR0917 - one layout check's inputs
             # A reversed pair whose begin alone lies past the buffer: its
             # fault is the order (OFFSETS-ORDER), not the bounds.
             continue
-        at = text.rfind("[", 0, header.where[position])
-        if not report.full("LAYOUT-BOUNDS", at):
+        pos = text.rfind("[", 0, header.where[position])
+        if not report.full("LAYOUT-BOUNDS", pos):
             report.add(
                 "LAYOUT-BOUNDS",
-                at,
+                pos,
                 f"tensor {shown(names[position])} ends at {end}, past the "
                 f"{buffer_length}-byte buffer: {_missing(end - buffer_length)}",
                 (names[position], "data_offsets"),

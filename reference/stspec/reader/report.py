@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stspec.errors import HeaderPath, SafetensorsError, Violations
+from stspec.rules import MAX_HEADER_SIZE
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -15,11 +16,23 @@ PARSE_RULES: Final = frozenset(
     ("HEADER-LEADING-WS", "JSON-SYNTAX", "JSON-DEPTH", "JSON-SURROGATE", "KEY-UNIQUE")
 )
 
+# A violation is located in one of two coordinate systems:
+# * a position: a character index into the decoded header text, where the
+#   parser finds nearly every fault (Report.add, Report.full).  Positions are
+#   turned into byte offsets once, at the end, in a single sweep (OffsetMap);
+# * an offset: an absolute byte offset in the file, for facts outside the
+#   decoded text: the length prefix, bytes that are not UTF-8, the byte
+#   buffer (Report.add_at_offset, Report.full_at_offset).
+# Offsets sort after every position: the buffer follows the header, and a
+# fault in the prefix or the UTF-8 ends the check before any position is
+# recorded.  Violations at one place keep the order they were found in.
+
+# Sort keys of offsets start here, past the end of any header text.
+_PAST_TEXT: Final = MAX_HEADER_SIZE + 1
+
 # One kept violation: (sort key, sequence number, rule, message, header path,
-# file offset or None).  The key is a character position in the header text,
-# or, for facts about the byte buffer, a number past every such position;
-# offsets are converted from positions once, at the end, in a single sweep.
-# Violations at one position keep the order they were found in.
+# file offset, or None for a position).  The key is the position, or
+# _PAST_TEXT plus the offset.
 Record = tuple[int, int, str, str, HeaderPath, int | None]
 
 
@@ -41,20 +54,34 @@ class Report:
         self.worst: dict[str, int] = {}
         self.sequence = 0
 
-    def full(self, rule: str, key: int) -> bool:
+    def full(self, rule: str, position: int) -> bool:
         """Count a violation that cannot be kept; False if it should be added.
 
-        Callers use it to skip building a message nobody will read.
+        ``position`` is where it is in the header text.  Callers use this to
+        skip building a message nobody will read.
         """
-        if self.counts.get(rule, 0) < self.limit or key < self.worst[rule]:
+        if self.counts.get(rule, 0) < self.limit or position < self.worst[rule]:
             return False
         self.counts[rule] += 1
         return True
 
-    def add(
-        self, rule: str, key: int, msg: str, path: HeaderPath, at: int | None = None
+    def full_at_offset(self, rule: str, offset: int) -> bool:
+        """:meth:`full` for a violation at a file ``offset``."""
+        return self.full(rule, _PAST_TEXT + offset)
+
+    def add(self, rule: str, position: int, msg: str, path: HeaderPath) -> None:
+        """Record a violation at ``position`` in the header text."""
+        self._record(rule, position, msg, path, None)
+
+    def add_at_offset(
+        self, rule: str, offset: int, msg: str, path: HeaderPath = ()
     ) -> None:
-        """Record a violation at ``key`` (see :data:`Record`)."""
+        """Record a violation at ``offset`` in the file, outside the header text."""
+        self._record(rule, _PAST_TEXT + offset, msg, path, offset)
+
+    def _record(
+        self, rule: str, key: int, msg: str, path: HeaderPath, at: int | None
+    ) -> None:
         count = self.counts.get(rule, 0)
         self.counts[rule] = count + 1
         kept = self.kept.setdefault(rule, [])
@@ -63,14 +90,14 @@ class Report:
         if count < self.limit:
             kept.append(record)
             if count + 1 == self.limit:
-                self.worst[rule] = max(kept, key=_position)[0]
+                self.worst[rule] = max(kept, key=_rank)[0]
             return
         if key < self.worst[rule]:
             # Violations mostly arrive in position order; one that does not
             # replaces the last kept one.
-            kept.remove(max(kept, key=_position))
+            kept.remove(max(kept, key=_rank))
             kept.append(record)
-            self.worst[rule] = max(kept, key=_position)[0]
+            self.worst[rule] = max(kept, key=_rank)[0]
 
     def __bool__(self) -> bool:
         return bool(self.counts)
@@ -102,7 +129,7 @@ class Report:
         return found
 
 
-def _position(record: Record) -> tuple[int, int]:
+def _rank(record: Record) -> tuple[int, int]:
     return record[0], record[1]
 
 

@@ -3,6 +3,7 @@
     python -m matrix.rows check FILE...  # validate row files (what CI runs)
     python -m matrix.rows list           # every row's name, in table order, as JSON
     python -m matrix.rows affected PATH...  # the row files a change to PATHs concerns
+    python -m matrix.rows apt FILE...    # the Debian packages those rows need
 
 Every row of the matrix is a file ``matrix/rows/NAME.toml`` holding the
 fields of :class:`Impl` (defaults left out); ``matrix.impls.IMPLS`` is
@@ -236,18 +237,23 @@ def _check_files(paths: Iterable[Path]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``check FILE...`` (1 when a file has a problem), ``list`` or ``affected``."""
+    """``check``, ``list``, ``affected`` or ``apt``; 1 when a row file has a problem."""
     parser = argparse.ArgumentParser(
         prog="python -m matrix.rows",
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("action", choices=("check", "list", "affected"))
+    parser.add_argument("action", choices=("check", "list", "affected", "apt"))
     parser.add_argument("paths", nargs="*", type=Path, metavar="FILE")
     args = parser.parse_args(argv)
     if args.action == "affected":
         for path in affected(p.as_posix() for p in args.paths):
             print(path.relative_to(_HERE.parent).as_posix())
+        return 0
+    if args.action == "apt":
+        # for a CI job, which installs them with sudo before the row's set-up
+        needed = {package for path in args.paths for package in load(path).apt}
+        print("\n".join(sorted(needed)))
         return 0
     if args.action == "list":
         # one line of JSON: a CI job matrix reads it (fromJSON)

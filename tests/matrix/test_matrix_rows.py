@@ -182,3 +182,15 @@ def test_a_change_concerns_the_rows_whose_files_it_touches(
         "matrix/rows/mlx.toml",
         "matrix/rows/reference.toml",
     ]
+
+
+def test_the_apt_command_names_the_debian_packages_of_the_rows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    files = [str(rows.ROWS / f"{name}.toml") for name in ("tinygrad", "mlx")]
+    assert rows.main(["apt", *files]) == 0
+    tinygrad = rows.load(rows.ROWS / "tinygrad.toml")
+    assert tinygrad.apt  # a row that needs one
+    assert capsys.readouterr().out.split() == sorted(tinygrad.apt)
+    assert rows.main(["apt", files[1]]) == 0
+    assert capsys.readouterr().out.split() == []

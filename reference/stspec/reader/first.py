@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     HeadScan = Callable[[str, memoryview, int, Report, int], object]
 
 __all__ = [
+    "EARLY_FROM",
     "FirstViolation",
     "Settled",
     "decided",
@@ -179,7 +180,7 @@ def structural(report: Report) -> bool:
 
 # read() looks at the first 1/128 of a header at least this long on its own
 # (a valid one then costs that much more), at most _HEAD_MAX bytes of it.
-_EARLY_FROM: Final = 1 << 19
+EARLY_FROM: Final = 1 << 19
 _HEAD_MAX: Final = 1 << 16
 # The rest is decoded this much at a time, and the text thrown away.
 _CHUNK: Final = 1 << 18
@@ -206,7 +207,7 @@ def early(buffer: Buffer, head: int | None, scan: HeadScan) -> Violations | None
     if header_length is None:
         return None  # the pipeline finds the same at once
     if head is None:
-        head = min(header_length >> 7, _HEAD_MAX) if header_length >= _EARLY_FROM else 0
+        head = min(header_length >> 7, _HEAD_MAX) if header_length >= EARLY_FROM else 0
     if not 0 < head < header_length:
         return None
     raw = buffer[PREFIX_SIZE : PREFIX_SIZE + header_length]

@@ -16,10 +16,14 @@ cargo=${STCLI_CARGO:-cargo}
 cli="$dest/cli"
 mkdir -p "$cli/src" "$dest/bin"
 cp "$src/main.rs" "$cli/src/main.rs"
-# Versions before 0.6 take serialize_to_file's metadata by reference; the
-# feature selects that one call (main.rs, `metadata_by_ref`).
+# Versions before 0.6 take serialize_to_file's metadata by reference, and 0.2
+# has another writer API; the features select those calls (main.rs,
+# `metadata_by_ref`, `api_0_2`).
 features=()
-case "$version" in 0.[345].*) features=(--features metadata_by_ref) ;; esac
+case "$version" in
+    0.2.*) features=(--features api_0_2) ;;
+    0.[345].*) features=(--features metadata_by_ref) ;;
+esac
 cat > "$cli/Cargo.toml" <<TOML
 [package]
 name = "stcli"
@@ -28,6 +32,7 @@ edition = "2021"
 
 [features]
 metadata_by_ref = []
+api_0_2 = []
 
 [dependencies]
 safetensors = "=$version"

@@ -9,6 +9,8 @@
 // anything else (a panic is 101) is a crash.  The crate version comes from the
 // build script (STCLI_CRATE_VERSION); the dtypes it declares are those the
 // crate's own `Dtype` deserialises, so each version declares its own.
+// Before 0.3 the crate's writer has another shape (feature `api_0_2`, see
+// `write`); its reader is the same call.
 
 use safetensors::tensor::{Dtype, SafeTensors, TensorView};
 use serde_json::{json, Map, Value};
@@ -138,7 +140,7 @@ fn write(out: &str) -> ! {
             Err(e) => refuse(format!("metadata: {}", e)),
         },
     };
-    let mut owned: Vec<(String, Dtype, Vec<usize>, Vec<u8>)> = Vec::new();
+    let mut owned: Owned = Vec::new();
     if let Some(tensors) = request["tensors"].as_object() {
         for (name, t) in tensors {
             let dtype: Dtype = match serde_json::from_value(t["dtype"].clone()) {
@@ -156,21 +158,53 @@ fn write(out: &str) -> ! {
             owned.push((name.clone(), dtype, shape, data));
         }
     }
+    match serialize(&owned, metadata, out) {
+        Ok(()) => answer(json!({"result": "written"}), 0),
+        Err(reason) => refuse(reason),
+    }
+}
+
+type Owned = Vec<(String, Dtype, Vec<usize>, Vec<u8>)>;
+
+// From 0.3 on: TensorView::new checks the bytes against dtype x shape, and
+// serialize_to_file (a crate-root function) takes the views as a list; before
+// 0.6 it takes the metadata by reference (rust_crate.sh selects the feature).
+#[cfg(not(feature = "api_0_2"))]
+fn serialize(
+    owned: &Owned,
+    metadata: Option<HashMap<String, String>>,
+    out: &str,
+) -> Result<(), String> {
     let mut views = Vec::new();
-    for (name, dtype, shape, data) in &owned {
+    for (name, dtype, shape, data) in owned {
         match TensorView::new(*dtype, shape.clone(), data) {
             Ok(v) => views.push((name.clone(), v)),
-            Err(e) => refuse(format!("{}: {:?}", name, e)),
+            Err(e) => return Err(format!("{}: {:?}", name, e)),
         }
     }
-    // The one API difference across the versions built (rust_crate.sh):
-    // before 0.6 the metadata is passed by reference.
     #[cfg(feature = "metadata_by_ref")]
     let metadata = &metadata;
-    match safetensors::serialize_to_file(views, metadata, std::path::Path::new(out)) {
-        Ok(()) => answer(json!({"result": "written"}), 0),
-        Err(e) => refuse(format!("{:?}", e)),
-    }
+    safetensors::serialize_to_file(views, metadata, std::path::Path::new(out))
+        .map_err(|e| format!("{:?}", e))
+}
+
+// 0.2: TensorView::new takes any bytes (the writer's own check compares them
+// with dtype x shape), and tensor::serialize_to_file takes ordered maps.
+#[cfg(feature = "api_0_2")]
+fn serialize(
+    owned: &Owned,
+    metadata: Option<HashMap<String, String>>,
+    out: &str,
+) -> Result<(), String> {
+    let views: std::collections::BTreeMap<String, TensorView> = owned
+        .iter()
+        .map(|(name, dtype, shape, data)| {
+            (name.clone(), TensorView::new(*dtype, shape.clone(), data))
+        })
+        .collect();
+    let metadata = metadata.map(|m| m.into_iter().collect());
+    safetensors::tensor::serialize_to_file(&views, &metadata, std::path::Path::new(out))
+        .map_err(|e| format!("{:?}", e))
 }
 
 fn main() {

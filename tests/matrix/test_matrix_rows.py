@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 ROW_FILES = sorted(rows.ROWS.glob("*.toml"))
-HF_CRATES = ("0.3.3", "0.4.5", "0.5.3", "0.6.2", "0.7.0", "0.8.0")
+HF_CRATES = ("0.2.8", "0.3.3", "0.4.5", "0.5.3", "0.6.2", "0.7.0", "0.8.0")
 
 
 @pytest.mark.parametrize("path", ROW_FILES, ids=lambda p: p.stem)

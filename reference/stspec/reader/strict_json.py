@@ -246,7 +246,49 @@ def too_deep(pos: int) -> JsonStop:
     return JsonStop("JSON-DEPTH", pos, f"nesting exceeds {MAX_DEPTH} levels")
 
 
-def value(  # noqa: C901, PLR0912, PLR0913, PLR0915 - one loop keeps it iterative
+class _Array:
+    """An array the parser is inside.
+
+    items: its elements so far (None when only checking)
+    at: the index of the element being read
+    """
+
+    __slots__ = ("at", "items")
+    closer = "]"
+
+    def __init__(self, items: list[object] | None) -> None:
+        self.items = items
+        self.at = -1
+
+    def keep(self, item: object) -> None:
+        """Keep ``item`` as the element at ``at``."""
+        if self.items is not None:
+            self.items.append(item)
+
+
+class _Object:
+    """An object the parser is inside.
+
+    items: its members so far (None when only checking)
+    names: its members so far, for KEY-UNIQUE: ``items`` when building, else
+        their names, each to None (values nobody reads are not kept)
+    at: the name of the member being read
+    """
+
+    __slots__ = ("at", "items", "names")
+    closer = "}"
+
+    def __init__(self, items: dict[str, object] | None) -> None:
+        self.items = items
+        self.names: dict[str, object] = {} if items is None else items
+        self.at = ""
+
+    def keep(self, item: object) -> None:
+        """Keep ``item`` as the value of the member named ``at``."""
+        self.names[self.at] = item if self.items is not None else None
+
+
+def value(  # noqa: C901, PLR0912, PLR0913 - one loop keeps it iterative
     src: Text,
     pos: int,
     depth: int,
@@ -271,82 +313,69 @@ def value(  # noqa: C901, PLR0912, PLR0913, PLR0915 - one loop keeps it iterativ
         return end, result
     if depth >= MAX_DEPTH:
         raise too_deep(pos)
-    # A frame: [container or None, member names (None for arrays), its key in
-    # the parent, elements so far].  Paths are built only for a fault.
-    root: object = ({} if char == "{" else []) if build else None
-    stack: list[list[object]] = [
-        [root, (root if build else set()) if char == "{" else None, None, 0]
-    ]
-    pos, more = opening(text, pos, "}" if char == "{" else "]")
+    # The open containers, innermost last: a list of its own rather than the
+    # call stack, so that no input can exhaust the stack.
+    root = (
+        _Object({} if build else None) if char == "{" else _Array([] if build else None)
+    )
+    stack: list[_Array | _Object] = [root]
+    pos, more = opening(text, pos, root.closer)
     while True:
         frame = stack[-1]
-        names = frame[1]
-        closer = "]" if names is None else "}"
         if not more:
             stack.pop()
             if not stack:
-                return pos, root
-            pos, more = next_member(text, pos, "]" if stack[-1][1] is None else "}")
+                return pos, root.items
+            pos, more = next_member(text, pos, stack[-1].closer)
             continue
-        key: object
+        # 1. Step to the next element, or read the next member's name.
         keep = True
-        if names is None:
-            key = frame[3]
-            frame[3] = key + 1  # type: ignore[operator]
+        if isinstance(frame, _Array):
+            frame.at += 1
             if elements is not None and len(stack) == 1:
                 elements.append(pos)
         else:
-            key_pos = pos
-            pos, key = member_name(
-                src, pos, _path_of(path, stack) if src.surrogates else None
+            name_pos = pos
+            pos, name = member_name(
+                src, pos, _path_of(path, stack[:-1]) if src.surrogates else None
             )
-            if key in names:  # type: ignore[operator]
+            frame.at = name
+            if name in frame.names:
                 src.fault(
                     "KEY-UNIQUE",
-                    key_pos,
-                    f"member name {shown(key)} appears twice in one object",
-                    _path_of(path, stack),
+                    name_pos,
+                    f"member name {shown(name)} appears twice in one object",
+                    _path_of(path, stack[:-1]),
                 )
                 keep = False
-            elif not build:
-                names.add(key)  # type: ignore[attr-defined]
+        # 2. Its value: a container is opened, and the loop goes on inside it.
         char = text[pos : pos + 1]
         if char in ("{", "["):
             if depth + len(stack) >= MAX_DEPTH:
                 raise too_deep(pos)
-            child: object = ({} if char == "{" else []) if build else None
-            if keep:
-                _attach(frame, key, child)
-            stack.append(
-                [child, (child if build else set()) if char == "{" else None, key, 0]
+            child = (
+                _Object({} if build else None)
+                if char == "{"
+                else _Array([] if build else None)
             )
-            pos, more = opening(text, pos, "}" if char == "{" else "]")
+            if keep:
+                frame.keep(child.items)
+            stack.append(child)
+            pos, more = opening(text, pos, child.closer)
             continue
         item_pos = pos
         pos, item = scalar(src, pos)
         if type(item) is str:
-            check_surrogates(
-                src,
-                item,
-                item_pos,
-                (*_path_of(path, stack), key),  # type: ignore[arg-type]
-            )
+            check_surrogates(src, item, item_pos, _path_of(path, stack))
         if keep:
-            _attach(frame, key, item)
-        pos, more = next_member(text, pos, closer)
+            frame.keep(item)
+        # 3. A comma and the next member, or the end of the container.
+        pos, more = next_member(text, pos, frame.closer)
 
 
-def _attach(frame: list[object], key: object, item: object) -> None:
-    container = frame[0]
-    if type(container) is list:
-        container.append(item)
-    elif type(container) is dict:
-        container[key] = item
-
-
-def _path_of(path: Path, stack: list[list[object]]) -> Path:
-    keys = [frame[2] for frame in stack[1:]]
-    return (*path, *keys)  # type: ignore[arg-type]
+def _path_of(path: Path, frames: list[_Array | _Object]) -> Path:
+    """Return the path of the member the innermost of ``frames`` is at."""
+    return (*path, *(frame.at for frame in frames))
 
 
 def skip(src: Text, pos: int, depth: int, path: Path) -> int:

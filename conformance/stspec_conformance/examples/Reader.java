@@ -1,5 +1,5 @@
 // A small, strict safetensors reader in Java (17 or later) that speaks the
-// conformance suite's command protocol 2 (README, "The command protocol"),
+// conformance suite's command protocol 2 (docs/reference/command-protocol.md),
 // with the standard library only:
 //
 //   javac -d classes Reader.java

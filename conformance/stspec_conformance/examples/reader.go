@@ -1,5 +1,5 @@
 // A small, strict safetensors reader in Go that speaks the conformance suite's
-// command protocol 2 (README, "The command protocol"), with the standard
+// command protocol 2 (docs/reference/command-protocol.md), with the standard
 // library only:
 //
 //	go build -o reader-go reader.go

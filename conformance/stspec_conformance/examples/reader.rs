@@ -1,5 +1,5 @@
 //! A small, strict safetensors reader in Rust that speaks the conformance
-//! suite's command protocol 2 (README, "The command protocol"), with the
+//! suite's command protocol 2 (docs/reference/command-protocol.md), with the
 //! standard library only (no crates, so no Cargo.toml):
 //!
 //!     rustc --edition 2021 -O -o reader-rs reader.rs

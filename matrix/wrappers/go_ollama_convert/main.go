@@ -9,23 +9,28 @@
 // convert_qwen2.go:51-63), an empty tokenizer.json (as convert_test.go's own
 // fixture has) and a link to the file named model.safetensors.
 //
-// ConvertModel converts every tensor to GGUF (F32, F16 or BF16 by name and
-// rank, reader.go:40-65) and reads its bytes to do so (WriteTo,
+// After ConvertModel the server decodes the GGUF it wrote with
+// fs/ggml.Decode(file, -1) and returns that error too (server/create.go:
+// 417-449, convertFromSafetensors), so this program does the same: an error
+// from either call is ollama create refusing the file. (A U8 tensor is copied
+// raw, reader_safetensors.go:151-155, under an F32 or F16 kind, reader.go:
+// 57-64, and a trailing empty tensor is placed past the data WriteGGUF
+// writes, so Decode refuses those GGUFs: "offset+size exceeds file size".)
+//
+// ConvertModel converts every tensor (F32, F16 or BF16 by name and rank,
+// reader.go:40-65) and reads its bytes to do so (WriteTo,
 // reader_safetensors.go:126-210), so what it loaded is not the file's bytes:
 // the row is header-only. The tensors are listed here by decoding the header
 // as parseSafetensors does (json.NewDecoder(...).Decode into a map of dtype,
 // []uint64 shape and []int64 offsets; entries without a dtype skipped), and
-// the listing is answered only when the GGUF that ConvertModel wrote, read
-// back with ollama's fs/ggml.Decode, has the same tensors under the names
-// the converter's replacer gives, with the same shapes reversed (writeFile,
-// convert.go:453-458). Otherwise (a U8 tensor, say: WriteTo copies its bytes
-// raw, reader_safetensors.go:151-155, under an F32 or F16 kind, reader.go:57-64,
-// so the GGUF's data is shorter than its tensor table says) the answer lists
-// an undescribed entry, which the suite reads as invalid output, with the
-// reason. __metadata__ is never read: metadata is
-// null.
+// the listing is answered only when the decoded GGUF has the same tensors
+// under the names the converter's replacer gives, with the same shapes
+// reversed (writeFile, convert.go:453-458); otherwise the answer lists an
+// undescribed entry, which the suite reads as invalid output, with the
+// reason. __metadata__ is never read: metadata is null.
 //
-// An error ConvertModel returns is a rejection; a panic (exit 2) is a crash.
+// An error ConvertModel or Decode returns is a rejection; a panic (exit 2) is
+// a crash.
 package main
 
 import (
@@ -143,18 +148,9 @@ func listing(path string) (map[string]entry, bool) {
 	return out, true
 }
 
-// mismatch says how the GGUF differs from the listed tensors renamed by the
-// replacer with their shapes reversed ("" when it holds exactly those).
-func mismatch(gguf string, listed map[string]entry) string {
-	f, err := os.Open(gguf)
-	if err != nil {
-		return err.Error()
-	}
-	defer f.Close()
-	g, err := ggml.Decode(f, 0)
-	if err != nil {
-		return "ollama's fs/ggml.Decode refuses the GGUF ConvertModel wrote: " + err.Error()
-	}
+// mismatch says how the decoded GGUF differs from the listed tensors renamed
+// by the replacer with their shapes reversed ("" when it holds exactly those).
+func mismatch(g *ggml.GGML, listed map[string]entry) string {
 	written := map[string][]uint64{}
 	for _, t := range g.Tensors().Items() {
 		written[t.Name] = t.Shape
@@ -176,32 +172,41 @@ func mismatch(gguf string, listed map[string]entry) string {
 	return ""
 }
 
-func read(path string) {
-	dir := folder(path)
-	defer os.RemoveAll(dir)
-	out, err := os.CreateTemp("", "ollama-convert-*.gguf")
+// create runs what convertFromSafetensors runs: ConvertModel into a GGUF,
+// then ggml.Decode of that GGUF.
+func create(dir string) (*ggml.GGML, error) {
+	out, err := os.CreateTemp(dir, "fp16")
 	if err != nil {
 		fail(err)
 	}
-	defer os.Remove(out.Name())
-	err = convert.ConvertModel(os.DirFS(dir), out)
-	out.Close()
+	defer out.Close()
+	if err := convert.ConvertModel(os.DirFS(dir), out); err != nil {
+		return nil, err
+	}
+	if _, err := out.Seek(0, io.SeekStart); err != nil {
+		fail(err)
+	}
+	return ggml.Decode(out, -1)
+}
+
+func read(path string) {
+	dir := folder(path)
+	defer os.RemoveAll(dir)
+	g, err := create(dir)
 	if err != nil {
 		os.RemoveAll(dir)
-		os.Remove(out.Name())
 		answer(map[string]any{"result": "rejected", "reason": err.Error()}, 1)
 	}
 	listed, ok := listing(path)
 	differs := "the header cannot be listed"
 	if ok {
-		differs = mismatch(out.Name(), listed)
+		differs = mismatch(g, listed)
 	}
 	os.RemoveAll(dir)
-	os.Remove(out.Name())
 	if differs != "" {
 		answer(map[string]any{"result": "accepted", "metadata": nil,
 			"tensors": map[string]any{"": map[string]any{"dtype": nil, "shape": nil}},
-			"reason":  "ConvertModel returned success: " + differs}, 0)
+			"reason":  "ollama create succeeded: " + differs}, 0)
 	}
 	tensors := map[string]any{}
 	for name, e := range listed {
@@ -218,7 +223,7 @@ func main() {
 	if os.Args[1] == "--describe" {
 		answer(map[string]any{
 			"protocol": 2,
-			"name":     "github.com/ollama/ollama/convert (ConvertModel)",
+			"name":     "github.com/ollama/ollama/convert (ConvertModel, then fs/ggml.Decode)",
 			"version":  version,
 			"capabilities": map[string]any{
 				"header_only": true,

@@ -297,8 +297,28 @@ if sys.argv[1] != "-":
     except Exception as e:
         print("rejected", type(e).__name__)
 """,
+    # The least any reader that finds a repeated member name (KEY-UNIQUE)
+    # does in CPython: decode the header, split it at its quotes a chunk at a
+    # time, hold the names in a set.  Measured beside the families whose
+    # cost is that set (FLOORS).
+    "names": """
+import sys
+if sys.argv[1] != "-":
+    with open(sys.argv[1], "rb") as file:
+        data = file.read()
+    text = str(data[8 : 8 + int.from_bytes(data[:8], "little")], "utf-8")
+    del data
+    names, pos = set(), 0
+    while pos < len(text):
+        end = text.rfind(',"', pos, pos + 65536) + 1 or len(text)
+        names.update(text[pos:end].split('"')[1::2])
+        pos = end
+    print("names", len(names))
+""",
 }
 CHILD = {tool: code + _PEAK for tool, code in CHILD.items()}
+# Families whose floor is the set of their member names (see CHILD["names"]).
+FLOORS = ("unknown_fields", "long_name_unknown")
 
 
 STSPEC_PATH: list[str] = []  # --stspec-path: measure another checkout
@@ -415,8 +435,24 @@ def _measure(args: argparse.Namespace) -> int:
                 f" {rss['stspec'] / rss['hf']:5.2f}x | {verdicts}{extra}",
                 flush=True,
             )
+            if name in FLOORS:
+                _print_floor(name, path, args.repeat, cpu["hf"], rss["hf"])
             path.unlink()
     return 0
+
+
+def _print_floor(
+    name: str, path: Path, repeat: int, hf_cpu: float, hf_rss: float
+) -> None:
+    """Measure and print what holding the names alone costs (CHILD["names"])."""
+    runs = [_run("names", str(path)) for _ in range(repeat)]
+    cpu = statistics.median(run[0] for run in runs)
+    rss = statistics.median(run[1] for run in runs)
+    print(
+        f"{name:22} floor: decode, split, set of the names {cpu:.2f} s {rss:.0f} MB"
+        f" | {cpu / max(hf_cpu, 1e-3):.2f}x {rss / hf_rss:.2f}x HF",
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

@@ -354,6 +354,31 @@ def _hostile_rows(name: str) -> dict[str, list[list[str]]]:
     return rows
 
 
+def _hostile_floors(record: dict[str, Any]) -> str:
+    """The floor lines of a bench_hostile.py record (see its CHILD["names"])."""
+    floors = []
+    for line in record["output"]:
+        family, marker, rest = line.partition(" floor: ")
+        if not marker:
+            continue
+        measured, _, ratios = rest.partition("|")
+        *_, cpu, _, rss, _ = measured.split()
+        time_x, memory_x, _ = ratios.split()
+        floors.append(
+            f"`{family.strip()}` {cpu} s / {rss} MB, {time_x.rstrip('x')}× HF's time"
+            f" and {memory_x.rstrip('x')}× its memory"
+        )
+    if not floors:
+        return ""
+    return (
+        "\nThe floor: the least a reader that reports a repeated member name "
+        "(KEY-UNIQUE) does in CPython, measured in the same run (decode the header, "
+        "split it at its quotes a chunk at a time, hold the names in a set): "
+        + "; ".join(floors)
+        + ".\n"
+    )
+
+
 def hostile() -> str:
     """The families of bench/bench_hostile.py, from bench/results/hostile.json.
 
@@ -410,6 +435,7 @@ def hostile() -> str:
             ],
             rows,
         )
+        + _hostile_floors(record)
     )
 
 

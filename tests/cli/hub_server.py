@@ -49,6 +49,7 @@ MODES: Final = (
     "short-body",  # closes before the announced bytes
     "long-header",  # a 70 KB response header line
     "many-headers",  # 200 response headers
+    "huge-headers",  # 90 response headers of 60 KB (each line within limits)
     "not-found",  # 404 for every file
     "bad-name",  # the API lists ../escape.safetensors
     "api-huge",  # the API announces a 1 TiB answer
@@ -298,6 +299,8 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
                 headers["X-Padding"] = "x" * 70_000
             if mode == "many-headers":
                 headers.update({f"X-Extra-{n}": "1" for n in range(200)})
+            if mode == "huge-headers":
+                headers.update({f"X-Large-{n}": "x" * 60_000 for n in range(90)})
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)

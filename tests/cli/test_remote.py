@@ -27,7 +27,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from stspec.audit.cli import main
-from stspec.audit.remote import MAX_REDIRECTS, MAX_STAND_IN, RemoteError, Session
+from stspec.audit.remote import (
+    MAX_REDIRECTS,
+    MAX_RESPONSE_HEADERS,
+    MAX_STAND_IN,
+    RemoteError,
+    Session,
+)
 
 from .hub_server import MODES, HubServer
 from .models import INDEX, SHARDS, run, write_model
@@ -264,6 +270,8 @@ _REFUSALS = {
     "bytes it announced",
     "long-header": "header line longer than 64 KiB",
     "many-headers": "got more than 100 headers",
+    "huge-headers": "the server sent more than 256 KiB of response headers (status "
+    "line and header lines in all)",
     "not-found": "answered 404",
     "bad-name": "lists a file name that is not a plain path: '../escape.safetensors'",
     "api-huge": "announced 1099511627776 bytes, more than the 67,108,864",
@@ -630,6 +638,60 @@ def test_a_url_is_refused_before_connecting(
     status, _, err = run(capsys, "check", url)
     assert status == 2
     assert why in err
+
+
+@contextlib.contextmanager
+def _one_answer(answer: bytes) -> Iterator[str]:
+    """Answer one request on 127.0.0.1 with ``answer``, byte for byte."""
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def serve() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            asked = b""
+            while b"\r\n\r\n" not in asked:
+                asked += connection.recv(4096)
+            connection.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{listener.getsockname()[1]}/m.safetensors"
+    finally:
+        thread.join(5)
+        listener.close()
+
+
+def _headers_of(size: int) -> bytes:
+    """A 206 for bytes 0-7 whose status line and header lines take ``size`` bytes."""
+    head = b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-7/16\r\n"
+    head += b"Content-Length: 8\r\n"
+    pad = size - len(head) - 2  # the blank line that ends them
+    while pad:
+        line = min(pad, 60_000)  # each line well within http.client's 64 KiB
+        head += b"X-Pad: " + b"x" * (line - 9) + b"\r\n"
+        pad -= line
+    head += b"\r\n"
+    assert len(head) == size
+    return head
+
+
+def test_response_headers_are_capped_in_all() -> None:
+    # Every line within http.client's own limits; the total decides.
+    at_cap = _headers_of(MAX_RESPONSE_HEADERS) + b"8 bytes!"
+    with _one_answer(at_cap) as url, Session() as session:
+        assert session.get_range(url, 0, 7).body == b"8 bytes!"
+    over = _headers_of(MAX_RESPONSE_HEADERS + 1) + b"8 bytes!"
+    with (
+        _one_answer(over) as url,
+        Session() as session,
+        pytest.raises(RemoteError) as refused,
+    ):
+        session.get_range(url, 0, 7)
+    assert refused.value.strerror == (
+        "the server sent more than 256 KiB of response headers (status line and "
+        "header lines in all)"
+    )
 
 
 def test_without_a_sink_the_bytes_are_returned(endpoint: str, model: Path) -> None:

@@ -12,7 +12,9 @@ Limits (all per run unless said otherwise):
 
 * bytes: each answer at most what was asked (8 bytes, then N bytes of
   header with N within HEADER-LIMIT); the run stops at ``max_bytes``;
-* response headers: http.client's own, at most 100 lines of 64 KiB;
+* response headers: at most ``MAX_RESPONSE_HEADERS`` bytes in all (the
+  status line and every header line), within http.client's own limits of
+  100 lines of 64 KiB each (which alone let an answer hold 6.4 MB);
 * redirects: at most ``MAX_REDIRECTS`` per request, never from https to
   http, ``http://`` only to a loopback address, never a loop;
 * time: ``wait`` seconds to connect and for each read, ``deadline``
@@ -44,12 +46,14 @@ from stspec._version import __version__
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import io
     from typing import Final, NamedTuple, Self
 else:
     from stspec.record import NamedTuple
 
 __all__ = [
     "MAX_REDIRECTS",
+    "MAX_RESPONSE_HEADERS",
     "MAX_STAND_IN",
     "Answer",
     "Fetched",
@@ -59,6 +63,10 @@ __all__ = [
 ]
 
 MAX_REDIRECTS: Final = 10
+# An answer's status line and header lines, in all: four lines of http.client's
+# longest.  The Hub's and its CDN's take a few kilobytes (a signed Location is
+# the longest line).
+MAX_RESPONSE_HEADERS: Final = 256 << 10
 # The longest file a remote file may claim to be: its stand-in on disk is
 # a sparse file that long, and a file system refuses files past its own
 # maximum (16 TiB on ext4).  No model shard comes near it.
@@ -90,6 +98,61 @@ class RemoteError(OSError):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(errno.EIO, message)
         self.status = status  # the HTTP status that was refused, if one was
+
+
+class _HeadersTooLarge(http.client.HTTPException):
+    """An answer's header section ran past MAX_RESPONSE_HEADERS."""
+
+
+class _CappedLines:
+    """An answer's stream while its headers are read: ``left`` bytes at most.
+
+    http.client reads the status line and the header lines with
+    ``readline(limit)`` alone; a line that would take the total past the cap
+    is cut at one byte over it, and refused, unless it reached ``limit``:
+    then http.client refuses it as a line too long.
+    """
+
+    __slots__ = ("left", "raw")
+
+    def __init__(self, raw: io.BufferedReader, left: int) -> None:
+        self.raw = raw
+        self.left = left
+
+    def readline(self, limit: int = -1) -> bytes:
+        size = self.left + 1 if limit < 0 else min(limit, self.left + 1)
+        line = self.raw.readline(size)
+        self.left -= len(line)
+        if self.left < 0 and len(line) != limit:
+            raise _HeadersTooLarge
+        return line
+
+    def close(self) -> None:
+        self.raw.close()
+
+
+class _Response(http.client.HTTPResponse):
+    """An HTTP answer whose header section is capped in all."""
+
+    def __init__(
+        self,
+        sock: socket.socket,
+        debuglevel: int = 0,
+        method: str | None = None,
+        url: str | None = None,
+    ) -> None:
+        super().__init__(sock, debuglevel, method, url)
+        # Only begin() reads through the cap; the body is bounded elsewhere.
+        self._raw = self.fp
+        self.fp = _CappedLines(self._raw, MAX_RESPONSE_HEADERS)  # type: ignore[assignment]
+
+    def begin(self) -> None:
+        try:
+            super().begin()
+        finally:
+            # None: the answer was closed (an error, or nothing to read).
+            if self.fp is not None:
+                self.fp = self._raw
 
 
 class Answer:
@@ -411,6 +474,11 @@ class Session:
             )
         if isinstance(exc, ssl.SSLError):
             return RemoteError(f"TLS failed: {exc.reason or exc}")
+        if isinstance(exc, _HeadersTooLarge):
+            return RemoteError(
+                f"the server sent more than {MAX_RESPONSE_HEADERS >> 10} KiB of "
+                "response headers (status line and header lines in all)"
+            )
         if isinstance(exc, http.client.LineTooLong):
             return RemoteError(
                 "the server sent a response header line longer than 64 KiB"
@@ -451,6 +519,7 @@ class Session:
             )
         else:
             raise RemoteError(f"not an http(s) URL: {_shown(origin)}")
+        connection.response_class = _Response
         pool[origin] = connection
         with self._lock:
             self._open.add(connection)

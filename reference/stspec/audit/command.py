@@ -7,6 +7,7 @@ import os
 import sys
 
 from stspec import SPEC_VERSION, __version__
+from stspec.audit import INVALID, TROUBLE, VALID
 from stspec.audit.check import FileResult, Progress, Task, check_files
 from stspec.audit.inputs import Target, entry, gather
 from stspec.audit.opening import NotRegularFileError, regular_file
@@ -39,9 +40,6 @@ else:
 
 __all__ = ["Options", "audit"]
 
-VALID: Final = 0
-INVALID: Final = 1  # invalid or tolerated: the strict reference rejects both
-TROUBLE: Final = 2  # usage or I/O error
 _TOLERATED: Final = (
     "tolerated (only MAY rules are broken: a lenient reader may accept it, the "
     "strict reference rejects it)"

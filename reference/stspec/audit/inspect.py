@@ -7,6 +7,7 @@ import errno
 import os
 
 from stspec import SafetensorsError, read, validate, verdict_of
+from stspec.audit import INVALID, TROUBLE, VALID
 from stspec.audit.inputs import gather
 from stspec.audit.opening import NotRegularFileError, regular_file
 from stspec.audit.terminal import (
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["inspect"]
 
-VALID: Final = 0
-INVALID: Final = 1  # invalid or tolerated: the strict reference rejects both
-TROUBLE: Final = 2  # usage or I/O error
 _SHOWN_CHARS: Final = 120  # longer metadata values are cut in the text table
 
 

@@ -128,7 +128,8 @@ def suite_options() -> str:
 # What each declaration key means; a key the suite adds without a meaning here
 # stops the generator (KeyError), so the page cannot fall behind.
 CAPABILITY_MEANINGS: Final = {
-    "read_dtypes": "a valid file with another dtype may be rejected (not applicable); "
+    "read_dtypes": "a valid file with another dtype may be rejected, or raise a "
+    "managed runtime's exception (not applicable); "
     "property tests draw only these",
     "header_only": "validates headers and returns dtypes and shapes only (Python: "
     "`(dtype, shape)` or `(dtype, shape, None)`; command: no `sha256`/`hex`)",

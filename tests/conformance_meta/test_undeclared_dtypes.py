@@ -1,0 +1,67 @@
+"""A valid file of a dtype the reader does not declare is judged as declared.
+
+A refusal and a managed runtime's own exception on it are not applicable
+(the declaration told users not to hand it such files); a native crash or a
+hang on it is a failure all the same, and so is either answer on a file
+whose dtypes the reader declares.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from stspec_conformance import _outcomes, _verdicts
+from stspec_conformance._capabilities import Capabilities
+from stspec_conformance._model import Outcome
+
+F16_CASE: dict[str, Any] = {
+    "id": "y_dtype_f16_values",
+    "verdict": "valid",
+    "rules": [],
+    "expected": {"tensors": {"x": {"dtype": "F16", "shape": [2], "nbytes": 4}}},
+}
+
+
+class _Item:
+    def __init__(self) -> None:
+        self.user_properties: list[tuple[str, object]] = []
+
+
+def _judge(status: str, read_dtypes: frozenset[str]) -> _Item:
+    impl = SimpleNamespace(capabilities=Capabilities(read_dtypes=read_dtypes))
+    item = _Item()
+    _verdicts.acceptable(
+        F16_CASE,
+        Path("unused.safetensors"),
+        Outcome(status, message="ReferenceError: Float16Array is not defined"),  # type: ignore[arg-type]
+        impl,  # type: ignore[arg-type]
+        item,  # type: ignore[arg-type]
+    )
+    return item
+
+
+@pytest.mark.parametrize("status", ["rejected", "exception"])
+def test_a_refusal_or_exception_on_an_undeclared_dtype_is_not_applicable(
+    status: str,
+) -> None:
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        _judge(status, frozenset({"F32"}))
+    reason = str(skipped.value)
+    assert _outcomes.is_not_applicable(reason)
+    assert "a file of F16, which the implementation does not declare" in reason
+
+
+@pytest.mark.parametrize("status", ["crashed", "hung", "resource"])
+def test_a_crash_on_an_undeclared_dtype_is_still_judged(status: str) -> None:
+    item = _judge(status, frozenset({"F32"}))  # no skip: the checks judge it
+    assert item.user_properties == []
+
+
+@pytest.mark.parametrize("status", ["rejected", "exception"])
+def test_either_answer_on_a_declared_dtype_is_still_judged(status: str) -> None:
+    item = _judge(status, frozenset({"F16", "F32"}))
+    assert item.user_properties == []

@@ -73,10 +73,14 @@ def _maven_pin(folder: str, artifact: str) -> Pin:
     raise ValueError(f"matrix/wrappers/{folder}/pom.xml has no dependency {artifact!r}")
 
 
+# build script -> the crates.io package it builds at build_args[0]
+_CRATES: Final = {"rust_crate.sh": "safetensors", "rust_aprender.sh": "aprender-core"}
+
+
 def pin_of(impl: Impl) -> Pin | None:
     """The registry pin of the library ``impl`` runs (None: this project's own code)."""
-    if impl.build == "rust_crate.sh":
-        return Pin("crates", "safetensors", impl.build_args[0])
+    if impl.build in _CRATES:
+        return Pin("crates", _CRATES[impl.build], impl.build_args[0])
     if impl.build == "go_module.sh":
         return _go_pin(impl.build_args[0])
     if impl.build == "java_jars.sh":

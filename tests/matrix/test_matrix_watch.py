@@ -227,6 +227,7 @@ def test_every_row_has_a_registry_pin_but_the_reference() -> None:
     assert pins["mlx"] == watch.Pin("pypi", "mlx", "0.32.4")
     assert pins["paddlenlp"] == watch.Pin("pypi", "paddlenlp", "2.8.1")
     assert pins["jlama"] == watch.Pin("maven", "com.github.tjake:jlama-core", "0.8.4")
+    assert pins["aprender"] == watch.Pin("crates", "aprender-core", "0.72.3")
 
 
 def test_a_row_with_no_registry_is_reported_without_asking(

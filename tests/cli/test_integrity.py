@@ -128,3 +128,14 @@ def test_digests_go_into_the_json_document_only(model: Path) -> None:
             "error": None,
         }
     ]
+
+
+def test_hash_with_nothing_to_hash_adds_no_integrity_list(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe.safetensors")  # refused, never opened
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        status = main(["check", "--json", "--hash", str(tmp_path / "pipe.safetensors")])
+    assert status == 2
+    document: dict[str, Any] = json.loads(text.getvalue())
+    assert document["files"][0]["valid"] is False
+    assert "integrity" not in document

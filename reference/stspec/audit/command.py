@@ -6,11 +6,10 @@ import contextlib
 import os
 import sys
 
-from stspec import SPEC_VERSION, __version__
 from stspec.audit import INVALID, TROUBLE, VALID
 from stspec.audit.check import FileResult, Progress, Task, check_files
 from stspec.audit.inputs import Target, entry, gather
-from stspec.audit.opening import NotRegularFileError, regular_file
+from stspec.audit.opening import regular_file
 from stspec.audit.shard_checks import SHARD_CHECKS_BY_ID
 from stspec.audit.summary import Summary, combine
 from stspec.audit.terminal import (
@@ -26,10 +25,10 @@ from stspec.rules import MAX_HEADER_SIZE
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable
     from typing import Final, NamedTuple
 
-    from stspec.audit.inputs import Inputs, Refused
+    from stspec.audit.inputs import Inputs
     from stspec.audit.integrity import Digest
     from stspec.audit.remote import Fetched, Session
     from stspec.audit.shards import Finding, Holdings, Index
@@ -44,8 +43,6 @@ _TOLERATED: Final = (
     "tolerated (only MAY rules are broken: a lenient reader may accept it, the "
     "strict reference rejects it)"
 )
-# Bytes of an existing --sarif file looked at to tell a SARIF log.
-_SARIF_HEAD: Final = 4096
 
 
 class Options(NamedTuple):
@@ -105,6 +102,20 @@ class _Model:
         """No error finding and no invalid shard (warnings do not count)."""
         return not self.count("error") and not self.invalid_shards
 
+    def as_dict(self) -> dict[str, object]:
+        """Return the model's entry in the --json document."""
+        return {
+            "index": self.target.shown,
+            "valid": self.valid,
+            "errors": self.count("error"),
+            "warnings": self.count("warning"),
+            "shards": [] if self.index is None else self.index.shards,
+            "invalid_shards": self.invalid_shards,
+            "findings": [finding.as_dict() for finding in self.findings],
+            "omitted": self.omitted,
+            "summary": None if self.summary is None else self.summary.as_dict(),
+        }
+
 
 def audit(paths: list[str], options: Options) -> int:
     """Run ``stspec check`` on ``paths`` and return the exit status."""
@@ -121,7 +132,9 @@ def audit(paths: list[str], options: Options) -> int:
         remote = {t.shown: t.remote for t in inputs.targets if t.remote is not None}
         # Judged before any file is checked: a log that cannot be written, or
         # would destroy a model, must not cost a whole run first.
-        if not _sarif_writable(options.sarif, paths, inputs.targets):
+        if options.sarif is not None and not _sarif_writable(
+            options.sarif, paths, inputs.targets
+        ):
             return TROUBLE
         expected = _expected(options)
         if expected is None:
@@ -168,14 +181,18 @@ def _integrity(
     targets: list[Target], expected: dict[str, str], extra: _Extra, options: Options
 ) -> int:
     """Compare and report digests (--sha256, --manifest, --hash)."""
-    digests = _digests(targets, expected, extra.remote, every=options.hash)
+    if not expected and not options.hash:
+        return VALID
+    from stspec.audit.integrity import digests  # noqa: PLC0415 - integrity runs only
+
+    checked = digests(targets, expected, extra.remote, every=options.hash)
     status = VALID
-    for found in digests:
+    for found in checked:
         if not options.as_json:
             _print_digest(found)
         status = max(status, _digest_outcome(found))
-    if digests:
-        extra.document["integrity"] = [found.as_dict() for found in digests]
+    if checked:
+        extra.document["integrity"] = [found.as_dict() for found in checked]
     return status
 
 
@@ -216,73 +233,14 @@ def _expected(options: Options) -> dict[str, str] | None:
         return {}
     from stspec.audit.integrity import (  # noqa: PLC0415 - integrity runs only
         IntegrityError,
-        pinned,
-        read_manifest,
+        expected_digests,
     )
 
-    expected: dict[str, str] = {}
     try:
-        for manifest in options.manifests:
-            expected.update(read_manifest(manifest))
-        for argument in options.sha256:
-            file, hexdigest = pinned(argument)
-            expected[file] = hexdigest
+        return expected_digests(options.sha256, options.manifests)
     except IntegrityError as exc:
         complain(str(exc))
         return None
-    return expected
-
-
-def _digests(
-    targets: list[Target],
-    expected: dict[str, str],
-    remote: dict[str, Fetched],
-    *,
-    every: bool,
-) -> list[Digest]:
-    """Each file's SHA-256 against the one expected; every file's under --hash."""
-    if not expected and not every:
-        return []
-    from stspec.audit.integrity import Digest, digest  # noqa: PLC0415
-
-    found: list[Digest] = []
-    done = set()
-    for file, hexdigest in expected.items():
-        if file in remote or file.lower().startswith(("https://", "http://", "hf://")):
-            found.append(_remote_digest(file, remote.get(file), hexdigest))
-        else:
-            found.append(digest(file, file, hexdigest))
-        done.add(os.path.normpath(file))
-    for target in targets if every else ():
-        if target.refused is not None or os.path.normpath(target.shown) in done:
-            continue
-        if target.remote is not None:
-            found.append(_remote_digest(target.shown, target.remote, None))
-        elif target.path != target.shown and not target.index:
-            # A pipe, stdin, or a remote file's stand-in: only its header is
-            # here (a remote index is copied whole, and hashed below).
-            found.append(
-                Digest(target.shown, None, error="a stream: its bytes were not kept")
-            )
-        else:
-            found.append(digest(target.path, target.shown))
-    return found
-
-
-def _remote_digest(file: str, fetched: Fetched | None, wanted: str | None) -> Digest:
-    from stspec.audit.integrity import Digest  # noqa: PLC0415
-
-    if fetched is None:
-        return Digest(file, None, wanted, error="not among the remote files checked")
-    if fetched.sha256 is None:
-        return Digest(
-            file,
-            None,
-            wanted,
-            error="the server records no SHA-256 for it (the Hub does for LFS "
-            "files), and its bytes are not downloaded",
-        )
-    return Digest(file, fetched.sha256, wanted, source="hub")
 
 
 def _print_digest(found: Digest) -> None:
@@ -329,16 +287,6 @@ def _transfer_line(remote: dict[str, Fetched], transferred: int) -> str:
     return line
 
 
-def _remote_report(fetched: Fetched) -> dict[str, object]:
-    return {
-        "url": fetched.url,
-        "length": fetched.length,
-        "transferred": fetched.transferred,
-        "tensor_bytes_read": False,
-        "lfs_sha256": fetched.sha256,
-    }
-
-
 def _unchecked(
     skipped: dict[str, list[str]], tasks: list[Task]
 ) -> dict[str, list[str]]:
@@ -373,28 +321,36 @@ def _finish(
     if weights and options.fail_unchecked_weights:
         status = INVALID
     if options.as_json:
-        document = _document(results, models, inputs.skipped, inputs.refused)
-        files = document["files"]
-        assert isinstance(files, list)  # noqa: S101 - _document makes a list
-        for result, report in zip(results, files, strict=False):
-            if result.shown in extra.remote:
-                report["remote"] = _remote_report(extra.remote[result.shown])
-        document.update(extra.document)
-        document["unchecked_weights"] = {
-            folder: [{"file": name, "format": found.key} for name, found in files]
-            for folder, files in weights.items()
-        }
-        out_json(document)
+        from stspec.audit.documents import json_document  # noqa: PLC0415 - --json only
+
+        out_json(
+            json_document(
+                results,
+                [model.as_dict() for model in models],
+                inputs.refused,
+                inputs.skipped,
+                weights,
+                remote=extra.remote,
+                extra=extra.document,
+            )
+        )
     else:
         if not options.quiet:
             _print_skipped(inputs.skipped)
         _print_weights(weights)
     if options.sarif is not None:
-        status = max(
-            status,
-            _write_sarif(options.sarif, results, models, inputs.refused, weights),
-        )
+        from stspec.audit.documents import write_sarif  # noqa: PLC0415 - --sarif only
+
+        findings = [finding for model in models for finding in model.findings]
+        if not write_sarif(options.sarif, results, findings, inputs.refused, weights):
+            status = TROUBLE
     return status
+
+
+def _sarif_writable(path: str, arguments: list[str], targets: list[Target]) -> bool:
+    from stspec.audit.documents import sarif_writable  # noqa: PLC0415 - --sarif only
+
+    return sarif_writable(path, arguments, targets)
 
 
 def _weights(skipped: dict[str, list[str]]) -> dict[str, list[tuple[str, Format]]]:
@@ -662,154 +618,3 @@ def _print_weights(weights: dict[str, list[tuple[str, Format]]]) -> None:
 
 def _complain(file: str, reason: str) -> None:
     complain(f"cannot read {file_name(file)}: {reason}")
-
-
-# JSON and SARIF ------------------------------------------------------------
-
-
-def _document(
-    results: list[FileResult],
-    models: list[_Model],
-    skipped: dict[str, list[str]],
-    refused: Iterable[Refused],
-) -> dict[str, object]:
-    files = [_file_report(result) for result in results]
-    files += [
-        {"file": item.shown, "valid": False, "error": item.reason} for item in refused
-    ]
-    return {
-        "stspec": __version__,
-        "spec": SPEC_VERSION,
-        "files": files,
-        "models": [_model_report(model) for model in models],
-        "skipped": skipped,
-    }
-
-
-def _file_report(result: FileResult) -> dict[str, object]:
-    if result.reason is not None:
-        return {"file": result.shown, "valid": False, "error": result.reason}
-    report: dict[str, object] = {
-        "file": result.shown,
-        "valid": result.verdict == "valid",
-        "verdict": result.verdict,
-        "violations": [error.as_dict() for error in result.errors],
-        "omitted": result.omitted,
-    }
-    if result.looks_like is not None:
-        report["looks_like"] = {
-            "format": result.looks_like.key,
-            "description": result.looks_like.description,
-        }
-    report["summary"] = None if result.summary is None else result.summary.as_dict()
-    return report
-
-
-def _model_report(model: _Model) -> dict[str, object]:
-    return {
-        "index": model.target.shown,
-        "valid": model.valid,
-        "errors": model.count("error"),
-        "warnings": model.count("warning"),
-        "shards": [] if model.index is None else model.index.shards,
-        "invalid_shards": model.invalid_shards,
-        "findings": [finding.as_dict() for finding in model.findings],
-        "omitted": model.omitted,
-        "summary": None if model.summary is None else model.summary.as_dict(),
-    }
-
-
-def _write_sarif(
-    path: str,
-    results: list[FileResult],
-    models: list[_Model],
-    refused: Iterable[Refused],
-    weights: dict[str, list[tuple[str, Format]]],
-) -> int:
-    import json  # noqa: PLC0415 - start-up time, as for _sarif
-
-    from stspec.audit.sarif import sarif_log  # noqa: PLC0415 - start-up time
-
-    log = sarif_log(
-        results,
-        [finding for model in models for finding in model.findings],
-        trouble=[(item.shown, item.reason) for item in refused],
-        unchecked=[
-            (os.path.join(folder, name), found.description)  # noqa: PTH118
-            for folder, files in weights.items()
-            for name, found in files
-        ],
-    )
-    from stspec.writer.atomic import replace_file  # noqa: PLC0415 - start-up time
-
-    text = json.dumps(log, indent=2) + "\n"
-    try:
-        # All of it or none: a run killed while writing leaves the previous log.
-        replace_file(path, [text.encode("utf-8")])
-    except OSError as exc:
-        complain(f"cannot write {path}: {exc.strerror or exc}")
-        return TROUBLE
-    return VALID
-
-
-def _sarif_writable(
-    path: str | None, arguments: list[str], targets: list[Target]
-) -> bool:
-    """Whether the SARIF log may go to ``path`` (None: no log); say why not."""
-    refusal = None if path is None else _sarif_refusal(path, arguments, targets)
-    if refusal is not None:
-        complain(f"cannot write {file_name(str(path))}: {refusal}")
-    return refusal is None
-
-
-def _sarif_refusal(
-    path: str, arguments: list[str], targets: list[Target]
-) -> str | None:
-    """Say why the SARIF log must not be written to ``path`` (None: it may)."""
-    folder = os.path.dirname(path) or "."  # noqa: PTH120 - a plain path string
-    try:
-        status = os.stat(path)  # noqa: PTH116 - a plain path string
-    except FileNotFoundError:
-        if not os.path.isdir(folder):  # noqa: PTH112 - a plain path string
-            return f"the folder {folder} does not exist"
-    except OSError as exc:
-        return exc.strerror or str(exc)
-    else:
-        why = _not_a_log(path, status, arguments, targets)
-        if why is not None:
-            return why
-    if not os.access(folder, os.W_OK):
-        return f"the folder {folder} is not writable"
-    return None
-
-
-def _not_a_log(
-    path: str, status: os.stat_result, arguments: list[str], targets: list[Target]
-) -> str | None:
-    """Say why an existing ``path`` must not be replaced by a SARIF log."""
-    import stat  # noqa: PLC0415 - --sarif only
-
-    same = (status.st_dev, status.st_ino)
-    for item in [*arguments, *(target.path for target in targets)]:
-        with contextlib.suppress(OSError):
-            other = os.stat(item)  # noqa: PTH116 - a plain path string
-            if (other.st_dev, other.st_ino) == same:
-                return "it is one of the inputs"
-    if stat.S_ISDIR(status.st_mode):
-        return "it is a folder"
-    try:
-        # Opened without blocking, and judged as opened: a FIFO or a device
-        # is refused, also one that replaced the name since stat().
-        with regular_file(path) as fd:
-            head = os.pread(fd, _SARIF_HEAD, 0)
-    except NotRegularFileError:
-        return "it exists and is not a regular file"
-    except OSError as exc:  # pragma: no cover - root (CI) reads every file
-        return exc.strerror or str(exc)
-    # Empty (made by `touch` or a previous run's redirection), or a log that
-    # says it is SARIF: both may be replaced.
-    if head.strip() and not (
-        head.lstrip().startswith(b"{") and b"sarif" in head.lower()
-    ):
-        return "it exists and is not a SARIF log"
-    return None

@@ -25,10 +25,21 @@ from stspec.audit.opening import regular_file
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final, NamedTuple
+
+    from stspec.audit.inputs import Target
+    from stspec.audit.remote import Fetched
 else:
     from stspec.record import NamedTuple
 
-__all__ = ["Digest", "IntegrityError", "digest", "pinned", "read_manifest"]
+__all__ = [
+    "Digest",
+    "IntegrityError",
+    "digest",
+    "digests",
+    "expected_digests",
+    "pinned",
+    "read_manifest",
+]
 
 _HEX: Final = re.compile(r"[0-9a-fA-F]{64}")
 _LINE: Final = re.compile(r"([0-9a-fA-F]{64}) [ *](.+)")
@@ -120,3 +131,70 @@ def digest(path: str, shown: str, expected: str | None = None) -> Digest:
     except OSError as exc:
         return Digest(shown, None, expected, error=exc.strerror or str(exc))
     return Digest(shown, sha.hexdigest(), expected)
+
+
+def expected_digests(
+    pins: tuple[str, ...], manifests: tuple[str, ...]
+) -> dict[str, str]:
+    """Return file -> the SHA-256 it must have, from manifests and ``pins``.
+
+    ``pins`` are --sha256 arguments; they override a manifest's line for the
+    same file.  Raises IntegrityError for one that cannot be used.
+    """
+    expected: dict[str, str] = {}
+    for manifest in manifests:
+        expected.update(read_manifest(manifest))
+    for argument in pins:
+        file, hexdigest = pinned(argument)
+        expected[file] = hexdigest
+    return expected
+
+
+def digests(
+    targets: list[Target],
+    expected: dict[str, str],
+    remote: dict[str, Fetched],
+    *,
+    every: bool,
+) -> list[Digest]:
+    """Each file's SHA-256 against the one expected; every file's under --hash.
+
+    ``remote`` maps a remote file's URL to what was read of it: its digest
+    is the Hub's record, never computed.
+    """
+    found: list[Digest] = []
+    done = set()
+    for file, hexdigest in expected.items():
+        if file in remote or file.lower().startswith(("https://", "http://", "hf://")):
+            found.append(_remote_digest(file, remote.get(file), hexdigest))
+        else:
+            found.append(digest(file, file, hexdigest))
+        done.add(os.path.normpath(file))
+    for target in targets if every else ():
+        if target.refused is not None or os.path.normpath(target.shown) in done:
+            continue
+        if target.remote is not None:
+            found.append(_remote_digest(target.shown, target.remote, None))
+        elif target.path != target.shown and not target.index:
+            # A pipe, stdin, or a remote file's stand-in: only its header is
+            # here (a remote index is copied whole, and hashed below).
+            found.append(
+                Digest(target.shown, None, error="a stream: its bytes were not kept")
+            )
+        else:
+            found.append(digest(target.path, target.shown))
+    return found
+
+
+def _remote_digest(file: str, fetched: Fetched | None, wanted: str | None) -> Digest:
+    if fetched is None:
+        return Digest(file, None, wanted, error="not among the remote files checked")
+    if fetched.sha256 is None:
+        return Digest(
+            file,
+            None,
+            wanted,
+            error="the server records no SHA-256 for it (the Hub does for LFS "
+            "files), and its bytes are not downloaded",
+        )
+    return Digest(file, fetched.sha256, wanted, source="hub")

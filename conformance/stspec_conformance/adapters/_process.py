@@ -108,6 +108,7 @@ def tree_rss_kib(pid: int) -> int | None:
 
 
 _PR_SET_CHILD_SUBREAPER: Final = 36
+_PR_GET_CHILD_SUBREAPER: Final = 37
 _ROUNDS: Final = 5
 
 
@@ -127,6 +128,19 @@ def become_subreaper() -> bool:
         return False
 
 
+def _is_subreaper() -> bool:
+    """Whether this process adopts its orphaned descendants (not inherited by fork)."""
+    if not sys.platform.startswith("linux"):  # pragma: no cover - Linux CI
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        flag = ctypes.c_int(0)
+        done = libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0)
+    except (OSError, AttributeError):  # pragma: no cover - no prctl
+        return False
+    return bool(done == 0 and flag.value)
+
+
 @dataclass(frozen=True, slots=True)
 class _Proc:
     ppid: int
@@ -134,6 +148,20 @@ class _Proc:
     session: int
     state: str
     name: str
+
+
+def _stat(pid: int) -> _Proc | None:
+    """``pid``'s parent, group, session, state and name, or None (gone)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            text = stat.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    name, _, rest = text.partition(" (")[2].rpartition(") ")
+    fields = rest.split()
+    if len(fields) < 4:  # pragma: no cover - the kernel's format
+        return None
+    return _Proc(int(fields[1]), int(fields[2]), int(fields[3]), fields[0], name)
 
 
 def _table() -> dict[int, _Proc]:
@@ -144,19 +172,28 @@ def _table() -> dict[int, _Proc]:
     except OSError:  # pragma: no cover - no procfs
         return table
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                text = stat.read().decode("ascii", "replace")
-        except OSError:
-            continue
-        name, _, rest = text.partition(" (")[2].rpartition(") ")
-        fields = rest.split()
-        if len(fields) >= 4:
-            table[int(entry)] = _Proc(
-                int(fields[1]), int(fields[2]), int(fields[3]), fields[0], name
-            )
+        if entry.isdigit() and (proc := _stat(int(entry))) is not None:
+            table[int(entry)] = proc
+    return table
+
+
+def _descendants(parent: int) -> dict[int, _Proc] | None:
+    """The processes below ``parent``, as :func:`_table` lists them.
+
+    None when ``/proc`` has no children files.  Walking the children files
+    reads a few entries where the whole table reads every process of the
+    machine, twice per command run.
+    """
+    if _child_files(parent) is None:
+        return None
+    table: dict[int, _Proc] = {}
+    queue = [parent]
+    while queue:
+        for child in (_child_files(queue.pop()) or set()) - table.keys():
+            proc = _stat(child)
+            if proc is not None and child != parent:
+                table[child] = proc
+                queue.append(child)
     return table
 
 
@@ -217,8 +254,14 @@ def end_leftovers(
     killed: dict[int, str] = {}
     if session is None and _nothing_left(parent, keep, below):
         return []
+    # Everything this function may kill is below ``parent`` when ``parent`` is
+    # this process and adopts orphans: ``below`` are its children, and a
+    # session's members descend from its leader (a session is only entered
+    # by forking inside it), orphans included.  Otherwise every process is read.
+    walk = parent == me and _is_subreaper()
     for _ in range(_ROUNDS):
-        table = _table()
+        found = _descendants(parent) if walk else None
+        table = _table() if found is None else found
         roots = {
             pid
             for pid, p in table.items()

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from stspec_conformance import _outcomes, _verdicts
+from stspec_conformance import _outcomes, _props, _verdicts
 from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._model import Outcome
 
@@ -65,3 +65,48 @@ def test_a_crash_on_an_undeclared_dtype_is_still_judged(status: str) -> None:
 def test_either_answer_on_a_declared_dtype_is_still_judged(status: str) -> None:
     item = _judge(status, frozenset({"F16", "F32"}))
     assert item.user_properties == []
+
+
+class _Answers:
+    """An adapter that answers every load with one outcome status."""
+
+    def __init__(self, status: str) -> None:
+        self.status = status
+        self.capabilities = Capabilities(read_dtypes=frozenset({"F32"}))
+
+    def attempt_load(self, _path: Path, **_: object) -> Outcome:
+        return Outcome(self.status, message="KeyError: 'F16'")  # type: ignore[arg-type]
+
+
+F16_FILE = b'{"x":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}'
+F16_DATA = len(F16_FILE).to_bytes(8, "little") + F16_FILE + b"\0\0"
+
+
+@pytest.mark.parametrize(
+    ("status", "undeclared", "passes"),
+    [
+        ("exception", True, True),
+        ("rejected", True, True),
+        ("crashed", True, False),
+        ("exception", False, False),
+    ],
+)
+def test_a_property_example_of_an_undeclared_dtype_is_judged_alike(
+    status: str, undeclared: bool, passes: bool
+) -> None:
+    def load() -> None:
+        _props.check_loads(
+            _Answers(status),  # type: ignore[arg-type]
+            F16_DATA,
+            {"x": ("F16", (1,), b"\0\0")},
+            None,
+            timeout=10.0,
+            may_reject=undeclared,
+            undeclared_dtype=undeclared,
+        )
+
+    if passes:
+        load()
+    else:
+        with pytest.raises(AssertionError, match=status):
+            load()

@@ -50,7 +50,7 @@ def test_valid_file_loads_exactly(
             case.tensors,
             case.metadata,
             timeout=suite.timeout,
-            may_reject=bool(undeclared),
+            undeclared_dtype=bool(undeclared),
             node=request.node,
         )
 

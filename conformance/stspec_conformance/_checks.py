@@ -37,9 +37,11 @@ def attempt(
     With a committed ``case``, the file is first checked against the
     manifest: a corpus file that changed during the run ends it (exit 3),
     never blaming the implementation; then the implementation gets this
-    run's variant of it (:mod:`._variants`, with ``seed``).
+    run's variant of it (:mod:`._variants`, with ``seed``), kept in
+    ``outcome.details["variant"]`` for :func:`judged_case`.
     """
     source: Path | bytes = path
+    made: _variants.Variant | None = None
     if case is not None and "file" in case:
         why = _staging.damage(path, case)
         if why:
@@ -50,10 +52,13 @@ def attempt(
                 returncode=pytest.ExitCode.INTERNAL_ERROR,
             )
         if seed:
-            source = _variants.variant(case, path, seed) or path
+            made = _variants.variant(case, path, seed)
+            source = path if made is None else made.data
     outcome = _staging.attempt_load(
         impl, source, timeout=timeout, measure_memory=measure_memory
     )
+    if made is not None:
+        outcome.details["variant"] = made
     if node is not None:
         outcome.details["item"] = node  # later checks record their verdict on it
         _outcomes.record(
@@ -72,12 +77,19 @@ def attempt(
     return outcome
 
 
+def judged_case(case: Mapping[str, Any], outcome: Outcome) -> Mapping[str, Any]:
+    """``case`` as the file handed over is judged: its variant's content."""
+    made = outcome.details.get("variant")
+    return made.judged(case) if isinstance(made, _variants.Variant) else case
+
+
 def _about(case: Mapping[str, Any], path: Path) -> str:
     rules = ", ".join(case.get("rules", [])) or "none"
+    handed = f"\n  handed:  {case['handed']}" if case.get("handed") else ""
     return (
         f"\n  case:    {case['id']} ({case['verdict']}; rules: {rules})"
         f"\n  about:   {case.get('description', '')}"
-        f"\n  file:    {path}"
+        f"\n  file:    {path}{handed}"
     )
 
 

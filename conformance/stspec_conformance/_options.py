@@ -73,9 +73,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--corpus-seed",
         default=None,
         help="the seed of this run's corpus variants (each committed file is "
-        "handed over with run-chosen padding, so its verdict cannot be looked "
-        "up by digest); the report header shows it as STSPEC_CORPUS_SEED, and "
-        "giving it again repeats a run's bytes",
+        "handed over with a run-chosen member order, whitespace, tensor names "
+        "and padding and, where the case allows, metadata, an added tensor and "
+        "new tensor bytes, so its verdict cannot be looked up); the summary "
+        "shows it as STSPEC_CORPUS_SEED, and giving it again (or setting "
+        "STSPEC_CORPUS_SEED) repeats a run's bytes; the implementation never "
+        "gets it",
     )
     group.addoption(
         "--in-process",

@@ -73,6 +73,12 @@ def print_summary(terminalreporter: pytest.TerminalReporter, state: SuiteState) 
         terminalreporter.write_line(f"WARNING: {warning}", red=True, bold=True)
     for hint in summary.hints:
         terminalreporter.write_line(f"declaration hint: {hint}", yellow=True)
+    # shown once every case has been handed over (the header could be read
+    # by the implementation while it runs: a log file, a pipe in /proc)
+    terminalreporter.write_line(
+        f"corpus variants: STSPEC_CORPUS_SEED={state.corpus_seed} "
+        "(--corpus-seed repeats them)"
+    )
 
 
 def _score_lines(summary: Summary) -> list[str]:

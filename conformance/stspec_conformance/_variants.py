@@ -1,119 +1,545 @@
 """Per-run variants of the corpus files: answers that cannot be looked up.
 
-The manifest ships with the suite, so a reader that hashes its input and
-looks the digest up there would know every committed case's verdict without
-judging a byte.  So each run hands the implementation a variant of each
-committed file instead: the same header followed by a run-chosen multiple of
-8 (8 to 8 * :data:`MOST`) of 0x20 bytes of padding, with the prefix N grown
-to match.  Trailing 0x20 padding is valid (SPEC §3) and moves no tensor
-(offsets count from the buffer's start); a multiple of 8 keeps N and the
-buffer's start as aligned as they were.  So a variant has the same verdict,
-rules and content as its case.  Cases about the header's padding, its
-whitespace or alignment are handed over as committed (the variant would
-change what they test).  That is checked, not assumed: the
-reference judges the committed file and the variant, and a variant whose
-verdict, rule list or content differs is not used (the committed bytes are,
-as for a file whose stated N does not fit in it: a prefix case).
+The manifest and the corpus files ship with the suite, so a reader that
+hashes its input (or its input with the padding taken off, the whitespace
+taken out, or only the tensor buffer) and looks the result up would know a
+committed case's verdict without judging a byte.  So each run hands the
+implementation a variant of each committed file instead, made of the
+changes below that leave the case's point alone:
 
-The padding of each case comes from the run's seed (:func:`seed`, shown in
-the report header; ``--corpus-seed`` repeats a run) and the case's id, so
-one run gives the same case the same bytes everywhere (xdist workers too)
-and every run differs from the last.  Scores stay comparable across runs:
-what is judged about each case does not change.
+* ``order``: each entry's members (and the metadata's) in a run-chosen
+  order; the tensors keep theirs (a reader that takes the header's order
+  for the buffer's is judged by the case about it, not by every file);
+* ``whitespace``: run-chosen JSON whitespace between the header's tokens;
+* ``names``: run-chosen names (letters and digits) for the tensors whose
+  names are written in plain ASCII;
+* ``metadata``: for an invalid file without ``__metadata__``, one with a
+  run-chosen key and value, as the first member;
+* ``tensor``: for a valid file, a tensor added after the others, of a dtype
+  the file holds and with copies of its elements as values;
+* ``buffer``: new bytes, as many as there were: a valid file's elements in a
+  run-chosen order within each tensor (no value it does not hold), an
+  invalid file's bytes at random (no rule needs tensor bytes: see
+  ``tests/test_corpus.py``);
+* ``padding``: a run-chosen multiple of 8 (8 to 8 * :data:`MOST`) of 0x20
+  after the header, which with the rest keeps the buffer's start as
+  aligned as it was.
+
+A token is never rewritten (:mod:`._rewrite` copies each one's bytes), so
+an escape, a number's spelling or a duplicate key stays what it was.  Which
+changes a case gets depends on what it is about (:func:`changes`): no new
+order for duplicates or for files with several faults; no metadata for
+cases about metadata; no new names for cases about names; no new bytes for
+cases about values; the committed bytes for cases about the header's
+padding, whitespace or size.  That is checked, not assumed: the reference
+judges the committed file and the variant, and uses the variant only if
+its verdict, rule and rule list are the same and (a valid file) its content
+is the committed content with the planned names, metadata, tensor and
+bytes; otherwise it tries fewer changes, down to the committed bytes (as
+for a file whose stated N does not fit in it).  A valid variant is compared
+with the reference's reading of it (:meth:`Variant.judged`).
+
+The changes of each case come from the run's seed (:func:`seed`, shown in
+the summary at the end; ``--corpus-seed`` repeats a run) and the case's id,
+so one run gives the same case the same bytes everywhere (xdist workers
+too) and every run differs from the last.  The seed is never in the
+implementation's environment.  Scores stay comparable across runs: what is
+judged about each case does not change.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
+import random
+import re
 import secrets
 import struct
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final
 
 import stspec
+from stspec_conformance import _rewrite
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
     from pathlib import Path
     from typing import Any
 
-__all__ = ["MOST", "SEED_VARIABLE", "seed", "variant"]
+__all__ = [
+    "CHANGES",
+    "MOST",
+    "SEED_VARIABLE",
+    "Variant",
+    "changes",
+    "made",
+    "seed",
+    "variant",
+]
 
 MOST: Final = 64
-# The run's seed, set by the controller so its xdist workers share it.
+# A seed the user gives in the environment (the summary shows the run's).
 SEED_VARIABLE: Final = "STSPEC_CORPUS_SEED"
+CHANGES: Final = (
+    "order",
+    "whitespace",
+    "metadata",
+    "names",
+    "tensor",
+    "buffer",
+    "padding",
+)
 _PREFIX: Final = struct.Struct("<Q")
 # Committed files above this are handed over as they are (none is today).
 _LARGEST: Final = 16 * 1024 * 1024
+# Most JSON whitespace bytes added to one header.
+_MOST_WHITESPACE: Final = 64
+_PLAIN_NAME: Final = re.compile(rb'"[A-Za-z0-9_.\-]{1,64}"')
+# (letters and digits only: dots, slashes and the rest are the name cases' point)
+_LETTERS: Final = "abcdefghijklmnopqrstuvwxyz"
+_NAME_BYTES: Final = _LETTERS + "0123456789"
+# Each dtype's unit: the fewest whole bytes holding whole elements (F4: one
+# byte of two; F6: three bytes of four), and how many elements it holds.
+_UNITS: Final = {
+    d.name: (math.lcm(d.bits, 8) // 8, math.lcm(d.bits, 8) // d.bits)
+    for d in stspec.DTYPES
+}
 
 
 def seed(given: str | None = None) -> str:
-    """The run's seed: ``given``, the controller's, or a fresh random one."""
-    chosen = given or os.environ.get(SEED_VARIABLE) or secrets.token_hex(8)
-    os.environ[SEED_VARIABLE] = chosen
-    return chosen
+    """The run's seed: ``given``, the user's ``STSPEC_CORPUS_SEED``, or a fresh one."""
+    return given or os.environ.get(SEED_VARIABLE) or secrets.token_hex(8)
 
 
-# Cases whose point is the padding, whitespace or alignment themselves.
+# What a case is about, read from its rules and id: the changes it cannot take.
 _ABOUT_PADDING: Final = frozenset(
     {"HEADER-PADDING", "HEADER-TRAILING", "HEADER-LEADING-WS"}
 )
-_ABOUT_PADDING_WORDS: Final = ("padding", "align", "whitespace", "_ws")
+# (every variant keeps N + 8 as aligned as it was: alignment cases take them)
+_ABOUT_PADDING_WORDS: Final = (
+    "smallest",
+    "padding",
+    "text_whitespace",
+    "_ws",
+    "first_range",
+)
+_ABOUT_ORDER_WORDS: Final = ("order", "first", "last", "late", "duplicate")
+_ABOUT_METADATA_WORDS: Final = ("metadata", "reserved")
+# (a dtype's name is not a tensor's)
+_ABOUT_NAMES_WORDS: Final = (
+    "structure_name",
+    "names",
+    "_name",
+    "duplicate_tensor",
+    "reserved",
+    "case",
+)
+# Whose buffer is another format's bytes, or (accepted) values chosen for a reason.
+_ABOUT_BUFFER_WORDS: Final = ("zip", "pickle", "gguf", "polyglot", "object_in_buffer")
+_ABOUT_VALUES_WORDS: Final = ("dtype", "value", "example")
+# Whose zero bytes are the point: a new buffer keeps them, and only them, zero.
+_ABOUT_ZEROS_WORDS: Final = ("zeros",)
+# Whose tensors, or the end of whose buffer, are the point: no tensor added.
+_ABOUT_TENSORS_WORDS: Final = (
+    "layout",
+    "trailing",
+    "end",
+    "last",
+    "empty",
+    "only",
+    "prefix",
+    "limit",
+)
 
 
-def _padding(run_seed: str, case_id: str) -> int:
-    digest = hashlib.sha256(f"{run_seed}\0{case_id}".encode()).digest()
-    return 8 * (1 + int.from_bytes(digest[:4], "little") % MOST)
-
-
-def _about_padding(case: Mapping[str, Any]) -> bool:
+def changes(case: Mapping[str, Any]) -> frozenset[str]:
+    """The changes a case's variant may make (none: it is handed over as committed)."""
     case_id = str(case["id"])
-    return bool(_ABOUT_PADDING & set(case.get("rules", ()))) or any(
-        word in case_id for word in _ABOUT_PADDING_WORDS
-    )
+    rules = set(case.get("rules", ()))
+    if _ABOUT_PADDING & rules or any(w in case_id for w in _ABOUT_PADDING_WORDS):
+        return frozenset()
+    allowed = set(CHANGES)
+    # which of two duplicates comes first decides what a lax reader keeps
+    duplicates = "KEY-UNIQUE" in rules and case["verdict"] == "invalid"
+    if (
+        duplicates
+        or case_id.startswith("x_")
+        or any(w in case_id for w in _ABOUT_ORDER_WORDS)
+    ):
+        allowed.discard("order")
+    # (a valid file keeps its metadata, or its lack of one: readers that
+    # report absent metadata as {} are judged on the files without)
+    if (
+        case["verdict"] != "invalid"
+        or any(r.startswith("META-") for r in rules)
+        or any(w in case_id for w in _ABOUT_METADATA_WORDS)
+    ):
+        allowed.discard("metadata")
+    if any(w in case_id.replace("dtype_name", "") for w in _ABOUT_NAMES_WORDS):
+        allowed.discard("names")
+    if (
+        any(w in case_id for w in _ABOUT_BUFFER_WORDS)
+        # a tolerated file's content is the manifest's: the reference rejects it
+        or case["verdict"] == "tolerated"
+        or (
+            case["verdict"] == "valid"
+            and any(w in case_id for w in _ABOUT_VALUES_WORDS)
+        )
+    ):
+        allowed.discard("buffer")
+    # an added tensor is content only the reference's reading of a valid file gives
+    if case["verdict"] != "valid" or any(w in case_id for w in _ABOUT_TENSORS_WORDS):
+        allowed.discard("tensor")
+    return frozenset(allowed)
 
 
-def _padded(data: bytes, extra: int) -> bytes | None:
-    """``data`` with ``extra`` more bytes of 0x20 after the header, or None."""
+@dataclass(frozen=True)
+class Variant:
+    """The bytes handed over for a case, and what they change about its content."""
+
+    data: bytes
+    made: frozenset[str]  # the changes it holds (see CHANGES)
+    names: Mapping[str, str] = field(default_factory=dict)  # committed -> new
+    metadata: tuple[str, str] | None = None  # the member added to __metadata__
+    # an accepted variant with new tensor bytes: the reference's reading of
+    # each tensor, name -> (dtype, shape, nbytes, sha256)
+    reading: Mapping[str, _Tensor] = field(default_factory=dict)
+
+    def judged(self, case: Mapping[str, Any]) -> Mapping[str, Any]:
+        """``case`` as this variant is judged: the reference's reading of it.
+
+        Its ``expected`` content has the new names and the added metadata
+        member; ``handed`` says what the variant changed, for messages.
+        """
+        judged = {**case, "handed": self.describe()}
+        expected = case.get("expected")
+        if not expected or not (self.names or self.reading or self.metadata):
+            return judged
+        content = dict(expected)
+        if self.metadata is not None:
+            key, value = self.metadata
+            content["metadata"] = {**(expected.get("metadata") or {}), key: value}
+        if self.reading and "tensors" in expected:
+            content["tensors"] = {
+                name: {
+                    "dtype": dtype,
+                    "shape": [str(dim) for dim in shape],
+                    "nbytes": nbytes,
+                    "sha256": digest,
+                }
+                for name, (dtype, shape, nbytes, digest) in self.reading.items()
+            }
+        elif self.names and "tensors" in expected:
+            content["tensors"] = {
+                self.names.get(name, name): entry
+                for name, entry in expected["tensors"].items()
+            }
+        judged["expected"] = content
+        return judged
+
+    def describe(self) -> str:
+        """What the variant changed, in a line (names and member shown)."""
+        said: list[str] = [c for c in CHANGES if c in self.made]
+        if self.names:
+            renamed = list(self.names.items())
+            shown = ", ".join(f"{old!r} -> {new!r}" for old, new in renamed[:3])
+            more = f" and {len(renamed) - 3} more" if len(renamed) > 3 else ""
+            said[said.index("names")] = f"names ({shown}{more})"
+        if self.metadata is not None:
+            said[said.index("metadata")] = (
+                f"metadata (added {self.metadata[0]!r}: {self.metadata[1]!r})"
+            )
+        return "this run's variant of it: " + ", ".join(said)
+
+
+def _rng(run_seed: str, case_id: str) -> random.Random:
+    digest = hashlib.sha256(f"{run_seed}\0{case_id}".encode()).digest()
+    # not secret: the seed is shown so that a run can be repeated
+    return random.Random(int.from_bytes(digest, "little"))  # noqa: S311
+
+
+def _split(data: bytes) -> tuple[bytes, bytes] | None:
+    """The header and what follows it, or None when the header does not fit."""
     if len(data) < _PREFIX.size:
         return None
     (stated,) = _PREFIX.unpack_from(data)
     end = _PREFIX.size + stated
     if end > len(data):
-        return None  # the header does not fit: a prefix case, kept as it is
-    return (
-        _PREFIX.pack(stated + extra)
-        + data[_PREFIX.size : end]
-        + b" " * extra
-        + (data[end:])
+        return None
+    return data[_PREFIX.size : end], data[end:]
+
+
+def _word(rng: random.Random, length: int) -> str:
+    rest = "".join(rng.choice(_NAME_BYTES) for _ in range(length - 1))
+    return rng.choice(_LETTERS) + rest
+
+
+def _shuffled(members: list[_rewrite.Member], rng: random.Random) -> None:
+    if len(members) < 2:
+        return
+    before = list(members)
+    while members == before:  # never the committed order
+        rng.shuffle(members)
+
+
+@dataclass
+class _Plan:
+    """One attempt at a variant: the changes, and what they did."""
+
+    wanted: frozenset[str]
+    made: set[str] = field(default_factory=set)
+    names: dict[str, str] = field(default_factory=dict)
+    metadata: tuple[str, str] | None = None
+    # a valid file's tensors: (dtype, element count, begin) in buffer order
+    spans: list[tuple[str, int, int]] = field(default_factory=list)
+    # the added tensor: name, dtype, element count, bytes
+    added: tuple[str, str, int, bytes] | None = None
+
+
+def _rename(members: list[_rewrite.Member], plan: _Plan, rng: random.Random) -> None:
+    """Give each plainly written tensor name a run-chosen one of its length."""
+    taken = {m.key for m in members}
+    for member in members:
+        if member.key == b'"__metadata__"' or not _PLAIN_NAME.fullmatch(member.key):
+            continue
+        old = member.key[1:-1].decode()
+        if old not in plan.names:  # a duplicate keeps one name
+            new = old
+            while f'"{new}"'.encode() in taken:
+                new = _word(rng, max(4, len(old)))
+            taken.add(f'"{new}"'.encode())
+            plan.names[old] = new
+        member.key = f'"{plan.names[old]}"'.encode()
+    if plan.names:
+        plan.made.add("names")
+
+
+def _add_metadata(
+    members: list[_rewrite.Member], plan: _Plan, rng: random.Random
+) -> None:
+    """Add a ``__metadata__`` member with one run-chosen key and value."""
+    # a key with an escape might spell __metadata__
+    if any(b"__metadata__" in m.key or b"\\" in m.key for m in members):
+        return
+    key, value = _word(rng, rng.randint(4, 12)), _word(rng, rng.randint(0, 24))
+    added = _rewrite.Object(
+        [_rewrite.Member(f'"{key}"'.encode(), f'"{value}"'.encode())]
     )
+    members.insert(0, _rewrite.Member(b'"__metadata__"', added))
+    plan.metadata = (key, value)
+    plan.made.add("metadata")
 
 
-def _judgement(data: bytes) -> tuple[object, ...]:
-    """What the reference says of ``data``: verdict, rules and content."""
+def _elements(plan: _Plan, buffer: bytes) -> list[tuple[str, int, int, list[bytes]]]:
+    """Each tensor's whole units (see _UNITS): dtype, begin, end, units.
+
+    A sub-byte tensor's last, partly filled unit is no unit: it stays.
+    """
+    out = []
+    for dtype, count, begin in plan.spans:
+        size, holds = _UNITS[dtype]
+        end = begin + count // holds * size
+        if end > begin:
+            units = [buffer[i : i + size] for i in range(begin, end, size)]
+            out.append((dtype, begin, end, units))
+    return out
+
+
+def _add_tensor(
+    members: list[_rewrite.Member], plan: _Plan, rng: random.Random, buffer: bytes
+) -> None:
+    """Add a tensor after the buffer's end, of a dtype and values the file has.
+
+    Its elements are copies of one tensor's, so no value or dtype the
+    committed file does not hold is judged; it is the header's last member,
+    so the header lists the tensors in buffer order if the file did.
+    """
+    holding = _elements(plan, buffer)
+    if not holding:
+        return
+    dtype, _, _, units = holding[rng.randrange(len(holding))]
+    taking = rng.randint(1, 8)
+    data = b"".join(rng.choice(units) for _ in range(taking))
+    count = taking * _UNITS[dtype][1]
+    taken = {m.key for m in members}
+    name = _word(rng, 6)
+    while f'"{name}"'.encode() in taken:
+        name = _word(rng, 6)
+    entry = (
+        f'{{"dtype":"{dtype}","shape":[{count}],'
+        f'"data_offsets":[{len(buffer)},{len(buffer) + len(data)}]}}'
+    ).encode()
+    parsed = _rewrite.parse(entry)
+    if parsed is None:  # pragma: no cover - written above as plain JSON
+        return
+    members.append(_rewrite.Member(f'"{name}"'.encode(), parsed))
+    plan.added = (name, dtype, count, data)
+    plan.made.add("tensor")
+
+
+def _new_bytes(buffer: bytes, plan: _Plan, rng: random.Random, case_id: str) -> bytes:
+    """The buffer with run-chosen bytes, as many as it had.
+
+    A valid file keeps its values: each tensor's elements are shuffled (so
+    no value the committed file does not hold is judged: a NaN payload or a
+    bool byte of 2 stays where a case put one).  An invalid file gets random
+    bytes; where its zero bytes are its point, they stay zero.
+    """
+    if plan.spans:
+        shuffled = bytearray(buffer)
+        for _, begin, end, elements in _elements(plan, buffer):
+            order = list(elements)
+            for _ in range(8):  # a new order, if the values allow one
+                rng.shuffle(order)
+                if order != elements:
+                    break
+            shuffled[begin:end] = b"".join(order)
+        return bytes(shuffled)
+    new = rng.randbytes(len(buffer))
+    if any(w in case_id for w in _ABOUT_ZEROS_WORDS):
+        return bytes(b | 1 if old else 0 for old, b in zip(buffer, new, strict=True))
+    return new
+
+
+def _prefixed(header: bytes, plan: _Plan, rng: random.Random) -> bytes | None:
+    """A header whose structure is not plain JSON, with a metadata member first.
+
+    Its fault comes after the object's first member begins; the reference
+    checks that it still breaks the same rule.
+    """
+    if "metadata" not in plan.wanted or not header.startswith(b'{"'):
+        return None
+    if b"__metadata__" in header or b"\\" in header:
+        return None
+    members: list[_rewrite.Member] = []
+    _add_metadata(members, plan, rng)
+    added = _rewrite.render(_rewrite.Object(members), rng, 0)
+    return added[:-1] + b"," + header[1:]
+
+
+def _rewritten(
+    header: bytes, plan: _Plan, rng: random.Random, buffer: bytes
+) -> bytes | None:
+    """The header with ``plan``'s header changes, or None if it is not plain JSON."""
+    top = _rewrite.parse(header)
+    if top is None:
+        return _prefixed(header, plan, rng)
+    if "names" in plan.wanted:
+        _rename(top.members, plan, rng)
+    if "metadata" in plan.wanted:
+        _add_metadata(top.members, plan, rng)
+    if "tensor" in plan.wanted:
+        _add_tensor(top.members, plan, rng, buffer)
+    if "order" in plan.wanted:
+        # each entry's members and the metadata's; the tensors stay in the
+        # committed order (some readers take it for the buffer's order, a
+        # fault only the case about it should judge)
+        for member in top.members:
+            if isinstance(member.value, _rewrite.Object):
+                _shuffled(member.value.members, rng)
+        plan.made.add("order")
+    whitespace = 0
+    if "whitespace" in plan.wanted:
+        whitespace = rng.randint(1, _MOST_WHITESPACE)
+        plan.made.add("whitespace")
+    return _rewrite.render(top, rng, whitespace)
+
+
+def _build(data: bytes, plan: _Plan, run_seed: str, case_id: str) -> bytes | None:
+    """The committed file with ``plan``'s changes, or None if none applies."""
+    parts = _split(data)
+    if parts is None:
+        return None
+    header, rest = parts
+    rng = _rng(run_seed, case_id)
+    if plan.wanted & {"order", "whitespace", "metadata", "names", "tensor"}:
+        header = _rewritten(header, plan, rng, rest) or header
+        # as aligned as the committed header: N + 8 keeps its remainder mod 8
+        header += b" " * ((len(parts[0]) - len(header)) % 8)
+    if "buffer" in plan.wanted and rest:
+        new = _new_bytes(rest, plan, rng, case_id)
+        if new != rest:
+            plan.made.add("buffer")
+        rest = new
+    if plan.added is not None:
+        rest += plan.added[3]
+    if "padding" in plan.wanted:
+        header += b" " * (8 * (1 + rng.randrange(MOST)))
+        plan.made.add("padding")
+    return _PREFIX.pack(len(header)) + header + rest
+
+
+_Tensor = tuple[str, tuple[int, ...], int, str]  # dtype, shape, nbytes, sha256
+_Tensors = frozenset[tuple[str, str, tuple[int, ...], int, str]]
+_Content = tuple["Mapping[str, str] | None", _Tensors]
+# verdict, the rule it names, every rule validate() lists, the content
+_Judgement = tuple[str, "str | None", tuple[str, ...], "_Content | None"]
+
+
+def _judgement(data: bytes) -> _Judgement:
+    """What the reference says of ``data``: verdict, rule, rules and content."""
     rules = tuple(sorted({v.rule for v in stspec.validate(data, limit=None)}))
     try:
         with stspec.read(data) as file:
-            content = (
-                file.metadata,
-                tuple(
-                    (
-                        name,
-                        info.dtype,
-                        tuple(info.shape),
-                        hashlib.sha256(file.tensor_bytes(name)).hexdigest(),
-                    )
-                    for name, info in file.tensors.items()
-                ),
+            tensors = frozenset(
+                (
+                    name,
+                    info.dtype,
+                    tuple(info.shape),
+                    info.nbytes,
+                    hashlib.sha256(file.tensor_bytes(name)).hexdigest(),
+                )
+                for name, info in file.tensors.items()
             )
+            return ("accepted", None, rules, (file.metadata, tensors))
     except stspec.SafetensorsError as exc:
-        return ("rejected", exc.rule, rules)
-    return ("accepted", rules, content)
+        return ("rejected", exc.rule, rules, None)
 
 
-def variant(case: Mapping[str, Any], path: Path, run_seed: str) -> bytes | None:
+def _spans(data: bytes) -> list[tuple[str, int, int]]:
+    """A valid file's tensors as (dtype, element count, begin), in buffer order."""
+    with stspec.read(data) as file:
+        return sorted(
+            ((i.dtype, math.prod(i.shape), i.begin) for i in file.tensors.values()),
+            key=lambda span: span[2],
+        )
+
+
+def _as_planned(committed: _Judgement, handed: _Judgement, plan: _Plan) -> bool:
+    """Whether the reference judges the variant as ``plan`` says it should.
+
+    The same verdict, rule and rule list; for an accepted file, the committed
+    content with the new names and the added metadata member, and the same
+    tensor bytes unless the plan gave the buffer new ones.
+    """
+    if committed[:3] != handed[:3] or (committed[3] is None) != (handed[3] is None):
+        return False
+    if committed[3] is None or handed[3] is None:
+        return True
+    metadata, tensors = committed[3]
+    if plan.metadata is not None:
+        metadata = {**(metadata or {}), plan.metadata[0]: plan.metadata[1]}
+    kept = 4 if plan.made & {"buffer", "tensor"} else 5  # the digest, or not
+    want = {(plan.names.get(t[0], t[0]), *t[1:kept]) for t in tensors}
+    if plan.added is not None:
+        name, dtype, count, data = plan.added
+        want.add((name, dtype, (count,), len(data)))
+    return handed[3][0] == metadata and want == {t[:kept] for t in handed[3][1]}
+
+
+def _plans(allowed: frozenset[str]) -> Iterable[frozenset[str]]:
+    """The changes to try, most first."""
+    yield allowed
+    yield allowed - {"order"}
+    yield allowed - {"order", "names", "metadata", "tensor"}
+    yield allowed & {"padding"}
+
+
+def variant(case: Mapping[str, Any], path: Path, run_seed: str) -> Variant | None:
     """The run's variant of a committed case's file, or None to use the file."""
-    if _about_padding(case):
+    allowed = changes(case)
+    if not allowed:
         return None
     try:
         if path.stat().st_size > _LARGEST:
@@ -121,7 +547,36 @@ def variant(case: Mapping[str, Any], path: Path, run_seed: str) -> bytes | None:
         data = path.read_bytes()
     except OSError:
         return None
-    padded = _padded(data, _padding(run_seed, str(case["id"])))
-    if padded is None or _judgement(padded) != _judgement(data):
-        return None
-    return padded
+    if _split(data) is None:
+        return None  # the header does not fit: a prefix case, kept as it is
+    committed = _judgement(data)
+    spans = _spans(data) if committed[0] == "accepted" else []
+    tried: set[frozenset[str]] = set()
+    for wanted in _plans(allowed):
+        if not wanted or wanted in tried:
+            continue
+        tried.add(wanted)
+        plan = _Plan(wanted, spans=spans)
+        built = _build(data, plan, run_seed, str(case["id"]))
+        if built is None:
+            continue
+        handed = _judgement(built)
+        if _as_planned(committed, handed, plan):
+            reading = (
+                {t[0]: t[1:] for t in handed[3][1]}
+                if plan.made & {"buffer", "tensor"} and handed[3] is not None
+                else {}
+            )
+            return Variant(
+                built, frozenset(plan.made), plan.names, plan.metadata, reading
+            )
+    return None
+
+
+def made(variants: Iterable[Variant | None]) -> dict[str, int]:
+    """How many variants hold each change (and ``committed`` for None)."""
+    counts = dict.fromkeys((*CHANGES, "committed"), 0)
+    for one in variants:
+        for change in one.made if one is not None else ("committed",):
+            counts[change] += 1
+    return counts

@@ -55,9 +55,10 @@ _OUTSIDE_DECLARED_DTYPES: Final = frozenset({"rejected", "exception"})
 
 def _where(case: Mapping[str, Any], path: Path) -> str:
     rules = ", ".join(case.get("rules", [])) or "none"
+    handed = f"\n  handed:  {case['handed']}" if case.get("handed") else ""
     return (
         f"\n  case:    {case['id']} ({case['verdict']}; rules: {rules})"
-        f"\n  file:    {path}"
+        f"\n  file:    {path}{handed}"
     )
 
 

@@ -51,6 +51,7 @@ __all__ = [
     "materialised",
     "pytest_collection_modifyitems",
     "pytest_configure",
+    "pytest_configure_node",
     "pytest_generate_tests",
     "pytest_ignore_collect",
     "pytest_report_header",
@@ -61,8 +62,12 @@ __all__ = [
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Sequence
+    from typing import Any
 
 MIB: Final = 1024 * 1024
+# The run's corpus seed reaches xdist workers here, never through the
+# environment (which the implementation's processes could read).
+SEED_INPUT: Final = "stspec_corpus_seed"
 
 # Hypothesis profiles must exist before hypothesis' own pytest_configure reads
 # --hypothesis-profile, so they are registered when this module is imported.
@@ -122,7 +127,7 @@ def pytest_configure(config: pytest.Config) -> None:
         timeout=config.getoption("case_timeout"),
         memory_budget=config.getoption("memory_budget") * MIB,
         check_rules=config.getoption("check_rules"),
-        corpus_seed=_variants.seed(config.getoption("corpus_seed")),
+        corpus_seed=_corpus_seed(config),
     )
     baseline = config.getoption("baseline")
     if baseline:
@@ -133,6 +138,21 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("hypothesis_profile", None) is None:
         state.previous_profile = settings.get_current_profile_name()
         settings.load_profile(_profiles.DEFAULT_PROFILE)
+
+
+def _corpus_seed(config: pytest.Config) -> str:
+    worker = getattr(config, "workerinput", None)
+    if isinstance(worker, dict) and isinstance(worker.get(SEED_INPUT), str):
+        return str(worker[SEED_INPUT])
+    return _variants.seed(config.getoption("corpus_seed"))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:  # noqa: ANN401 - xdist's WorkerController
+    """Give each xdist worker the controller's corpus seed."""
+    state = state_of(node.config)
+    if state is not None:
+        node.workerinput[SEED_INPUT] = state.corpus_seed
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -167,7 +187,9 @@ def pytest_report_header(config: pytest.Config) -> Sequence[str] | None:
         f"corpus: {state.corpus.directory} ({len(state.corpus.cases)} cases)",
     ]
     lines += [
-        f"{k}={v}" for k, v in sorted(os.environ.items()) if k.startswith("STSPEC_")
+        f"{k}={v}"
+        for k, v in sorted(os.environ.items())
+        if k.startswith("STSPEC_") and k != _variants.SEED_VARIABLE
     ]
     return lines
 

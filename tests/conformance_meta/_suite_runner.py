@@ -11,6 +11,7 @@ import fcntl
 import hashlib
 import json
 import os
+import secrets
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SUITE = ROOT / "conformance"
 BROKEN = Path(__file__).resolve().parent / "broken"
 NODE_EXAMPLE = SUITE / "stspec_conformance" / "examples" / "reader.mjs"
+CASES_SEED = "CASES_SEED"
 
 
 @dataclass
@@ -53,10 +55,21 @@ def run_suite(
     timeout: float = 300,
     target: tuple[str, ...] = (str(SUITE),),
     cwd: Path = ROOT,
+    corpus_seed: bool = True,
 ) -> Run:
-    """Run the suite on ``impl``; ``target`` is what pytest is pointed at."""
+    """Run the suite on ``impl``; ``target`` is what pytest is pointed at.
+
+    With ``corpus_seed``, unless ``args`` give one, the run gets a fresh
+    corpus seed on its command line, which the test implementations also get
+    (as CASES_SEED, see ``impls/_cases.py``) so that they can tell the cases
+    they misbehave on; the suite itself never hands its seed to an
+    implementation.
+    """
     report = tmp_path / "report.json"
     env = {k: v for k, v in os.environ.items() if not k.startswith("STSPEC_")}
+    if corpus_seed and not any(a.startswith("--corpus-seed") for a in args):
+        env[CASES_SEED] = secrets.token_hex(8)
+        args = (*args, f"--corpus-seed={env[CASES_SEED]}")
     process = subprocess.run(
         [
             sys.executable,

@@ -12,6 +12,8 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
+from stspec_conformance._variants import SEED_VARIABLE
+
 if TYPE_CHECKING:
     from collections.abc import Collection
 
@@ -59,12 +61,17 @@ def signal_name(number: int) -> str:
 
 
 def environment() -> dict[str, str]:
-    """The suite's environment without pytest's variables.
+    """The suite's environment without pytest's variables or the corpus seed.
 
     ``PYTEST_CURRENT_TEST`` names the running test, and with it the case and
-    its verdict (``[n_...]``): an implementation sees only the bytes.
+    its verdict (``[n_...]``), and a seed would let the implementation make
+    the run's corpus variants itself: an implementation sees only the bytes.
     """
-    return {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PYTEST_") and k != SEED_VARIABLE
+    }
 
 
 # --- the implementation's processes ------------------------------------------------

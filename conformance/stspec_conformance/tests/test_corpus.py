@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from stspec_conformance import _checks, _verdicts
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     import pytest
@@ -28,8 +29,14 @@ CASE_SOURCE = "files"
 
 def _load(
     case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest
-) -> tuple[Path, Outcome]:
-    """Load the case's file (a private copy), its peak memory measured."""
+) -> tuple[Mapping[str, Any], Path, Outcome]:
+    """Load the run's variant of the case's file, its peak memory measured.
+
+    Returns the case as that variant is judged (:func:`._checks.judged_case`):
+    an accepted variant is compared with the reference's reading of it, so a
+    run-chosen tensor name or metadata member is content the reader must
+    return, and messages say what the variant changed.
+    """
     path = suite.corpus.path_of(case)
     # an n_ file's claims are judged allocation by allocation in-process
     invalid = case["verdict"] == "invalid"
@@ -42,34 +49,34 @@ def _load(
         case=case,
         seed=suite.corpus_seed,
     )
-    return path, outcome
+    return _checks.judged_case(case, outcome), path, outcome
 
 
 def test_must_accept(
     case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest
 ) -> None:
     """A y_ file loads exactly, within its memory allowance (peak measured)."""
-    path, outcome = _load(case, suite, request)
-    judged = _verdicts.acceptable(case, path, outcome, suite.adapter, request.node)
+    handed, path, outcome = _load(case, suite, request)
+    judged = _verdicts.acceptable(handed, path, outcome, suite.adapter, request.node)
     _checks.must_accept(judged, path, outcome)
-    _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
+    _checks.within_memory(handed, path, outcome, budget=suite.memory_budget)
 
 
 def test_must_reject(
     case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest
 ) -> None:
     """An n_ file is rejected within its memory allowance (peak measured)."""
-    path, outcome = _load(case, suite, request)
-    _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
-    _verdicts.must_not_accept(case, path, outcome, request.node)
-    _checks.must_reject(case, path, outcome, check_rules=suite.check_rules)
+    handed, path, outcome = _load(case, suite, request)
+    _checks.within_memory(handed, path, outcome, budget=suite.memory_budget)
+    _verdicts.must_not_accept(handed, path, outcome, request.node)
+    _checks.must_reject(handed, path, outcome, check_rules=suite.check_rules)
 
 
 def test_tolerated(
     case: dict[str, Any], suite: SuiteState, request: pytest.FixtureRequest
 ) -> None:
     """An i_ file: either outcome, in memory; if accepted it loads as expected."""
-    path, outcome = _load(case, suite, request)
-    _checks.within_memory(case, path, outcome, budget=suite.memory_budget)
-    judged = _verdicts.acceptable(case, path, outcome, suite.adapter, request.node)
+    handed, path, outcome = _load(case, suite, request)
+    _checks.within_memory(handed, path, outcome, budget=suite.memory_budget)
+    judged = _verdicts.acceptable(handed, path, outcome, suite.adapter, request.node)
     _checks.tolerated(judged, path, outcome)

@@ -125,7 +125,8 @@ _ABOUT_PADDING_WORDS: Final = (
     "first_range",
 )
 _ABOUT_ORDER_WORDS: Final = ("order", "first", "last", "late", "duplicate")
-_ABOUT_METADATA_WORDS: Final = ("metadata", "reserved")
+# (a file with no tensors is about its empty header)
+_ABOUT_METADATA_WORDS: Final = ("metadata", "reserved", "no_tensors")
 # (a dtype's name is not a tensor's)
 _ABOUT_NAMES_WORDS: Final = (
     "structure_name",

@@ -229,11 +229,11 @@ def test_every_xdist_worker_hands_over_the_runs_variants(
         return set(record.read_text().split()), run.report["corpus_seed"]
 
     chosen, seed = handed("chosen")
-    repeated, _ = handed("repeated", f"--corpus-seed={seed}")
-    other, _ = handed("other")
-    assert len(chosen) >= 20
-    assert chosen == repeated  # the workers made the controller's variants
+    repeated, again = handed("repeated", f"--corpus-seed={seed}")
+    assert again == seed
     committed = {
         hashlib.sha256((CORPUS / c["file"]).read_bytes()).hexdigest() for c in _files()
     }
-    assert len(chosen & other) <= len(chosen & committed) + 1  # the smoke file
+    assert len(chosen - committed) >= 8  # variants, and the smoke file
+    # the workers made the controller's variants (another seed: the test above)
+    assert chosen == repeated

@@ -276,12 +276,14 @@ def _word(rng: random.Random, length: int) -> str:
     return rng.choice(_LETTERS) + rest
 
 
-def _shuffled(members: list[_rewrite.Member], rng: random.Random) -> None:
-    if len(members) < 2:
-        return
+def _shuffled(members: list[_rewrite.Member], rng: random.Random) -> bool:
+    """Put ``members`` in a new order; False when they have only one."""
     before = list(members)
+    if all(member == before[0] for member in before):  # none, one, or all alike
+        return False
     while members == before:  # never the committed order
         rng.shuffle(members)
+    return True
 
 
 @dataclass
@@ -436,10 +438,9 @@ def _rewritten(
         # each entry's members and the metadata's; the tensors stay in the
         # committed order (some readers take it for the buffer's order, a
         # fault only the case about it should judge)
-        for member in top.members:
-            if isinstance(member.value, _rewrite.Object):
-                _shuffled(member.value.members, rng)
-        plan.made.add("order")
+        objects = [m.value for m in top.members if isinstance(m.value, _rewrite.Object)]
+        if [_shuffled(o.members, rng) for o in objects].count(True):
+            plan.made.add("order")
     whitespace = 0
     if "whitespace" in plan.wanted:
         whitespace = rng.randint(1, _MOST_WHITESPACE)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import re
 import sys
@@ -28,12 +29,33 @@ import time
 import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Final, Self
+from typing import TYPE_CHECKING, Final, Self
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 __all__ = ["MODES", "HubServer"]
 
 _RANGE: Final = re.compile(r"bytes=(\d*)-(\d*)$")
 _COMMIT: Final = "0" * 40
+
+
+def _load_range_server() -> ModuleType:
+    """Load the matrix's loopback Hub, whose Range semantics the files get here.
+
+    matrix/wrappers is a folder of scripts, not a package, so it is loaded by
+    path; the module is standard library only.
+    """
+    path = Path(__file__).resolve().parents[2] / "matrix/wrappers/_range_server.py"
+    spec = importlib.util.spec_from_file_location("range_server", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_RANGE_SERVER: Final = _load_range_server()
 MODES: Final = (
     "ignore-range",  # 200 and the whole file
     "extra-bytes",  # 206, the right Content-Range, 100 bytes more than asked
@@ -272,7 +294,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             start, end, status = 0, size - 1, 200
             asked = _RANGE.match(self.headers.get("Range", ""))
             if asked and mode != "ignore-range":
-                found = _byte_range(asked[1], asked[2], size)
+                found = _RANGE_SERVER.byte_range(asked[1], asked[2], size)
                 if found is None or mode == "false-416":
                     self._empty(416, {"Content-Range": f"bytes */{size}"})
                     return
@@ -358,18 +380,6 @@ def _listed(
         for sibling in siblings:
             sibling["size"] = int(str(sibling["size"])) + 1
     return siblings
-
-
-def _byte_range(first: str, last: str, size: int) -> tuple[int, int] | None:
-    """The inclusive bytes ``bytes=FIRST-LAST`` asks of a file (None: 416)."""
-    if not first:
-        if not last or int(last) == 0 or size == 0:
-            return None
-        return max(size - int(last), 0), size - 1
-    start = int(first)
-    if start >= size or (last and int(last) < start):
-        return None
-    return start, min(int(last), size - 1) if last else size - 1
 
 
 def _main(argv: list[str]) -> int:

@@ -7,6 +7,7 @@ and every misbehaving server is refused with a message naming what it did.
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import io
@@ -22,10 +23,12 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
 
+from stspec.audit import check as check_module
+from stspec.audit import command as command_module
 from stspec.audit.cli import main
 from stspec.audit.remote import (
     MAX_REDIRECTS,
@@ -235,6 +238,50 @@ def test_jobs_bound_the_files_read_at_once(
     status, _ = _json("-j", str(jobs), "hf://corpus/cases")
     assert status == 1
     assert 1 <= reading["peak"] <= jobs
+
+
+class _Pools:
+    """A stand-in for ProcessPoolExecutor: records each pool, maps in place."""
+
+    made: ClassVar[list[int]] = []
+
+    def __init__(self, max_workers: int, initializer: object = None) -> None:
+        assert callable(initializer)
+        self.made.append(max_workers)
+
+    def map(self, function: Any, items: Any, chunksize: int) -> Any:
+        assert chunksize >= 1
+        return map(function, items)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Nothing to stop."""
+
+
+@pytest.mark.usefixtures("endpoint")
+@pytest.mark.parametrize(
+    ("options", "pool_bytes", "pools"),
+    [
+        pytest.param([], 8 << 20, [], id="headers-checked-here"),
+        pytest.param([], 1000, [3], id="large-headers-pooled"),
+        pytest.param(["-j", "2"], 8 << 20, [2], id="jobs-given"),
+    ],
+)
+def test_remote_headers_are_checked_without_a_pool_unless_large(
+    options: list[str],
+    pool_bytes: int,
+    pools: list[int],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # 376 corpus files: a folder that many would be checked by a pool, but
+    # their stand-ins hold about 600 KB of headers in all.
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", _Pools)
+    monkeypatch.setattr(_Pools, "made", [])
+    monkeypatch.setattr(check_module, "default_jobs", lambda: 3)
+    monkeypatch.setattr(command_module, "_REMOTE_POOL_BYTES", pool_bytes)
+    status, document = _json(*options, "hf://corpus/cases")
+    assert status == 1
+    assert len(document["files"]) == len(list(CORPUS.glob("*.safetensors")))
+    assert _Pools.made == pools
 
 
 def test_a_token_goes_to_the_hub_only(

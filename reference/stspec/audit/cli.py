@@ -135,7 +135,9 @@ def parser() -> argparse.ArgumentParser:
         "--jobs",
         type=_positive_int,
         help="processes to check files with (default: one per CPU for 64 files "
-        "or more, else one)",
+        "or more, else one; remote files' headers in this process while they "
+        "hold under 8 MiB in all); for remote files, also how many are read at "
+        "once (default 8)",
     )
     _wait_option(
         check,

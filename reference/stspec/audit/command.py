@@ -43,6 +43,10 @@ _TOLERATED: Final = (
     "tolerated (only MAY rules are broken: a lenient reader may accept it, the "
     "strict reference rejects it)"
 )
+# Remote stand-ins hold headers only: below this many header bytes in all,
+# checking them here (about 15 MB/s) is quicker than starting a pool of
+# processes (0.1 to 0.3 s on a busy machine, measured with 100 shards).
+_REMOTE_POOL_BYTES: Final = 8 << 20
 
 
 class Options(NamedTuple):
@@ -148,7 +152,9 @@ def audit(paths: list[str], options: Options) -> int:
         meter = Progress(sys.stderr, len(tasks))
         results: dict[str, FileResult] = {}
         for task, result in zip(
-            tasks, check_files(tasks, jobs=options.jobs, meter=meter), strict=True
+            tasks,
+            check_files(tasks, jobs=_jobs(options, inputs, session), meter=meter),
+            strict=True,
         ):
             results[task.path] = result
             status = max(status, _outcome(result))
@@ -168,6 +174,21 @@ def audit(paths: list[str], options: Options) -> int:
             if not options.as_json and not options.quiet:
                 out(_transfer_line(remote, session.transferred))
         return max(status, _finish(ordered, models, inputs, options, extra))
+
+
+def _jobs(options: Options, inputs: Inputs, session: Session | None) -> int | None:
+    """Choose the processes to check with: one for remote headers alone.
+
+    ``None`` lets check_files choose by the number of files, which suits
+    files on disk; a remote file's stand-in holds only its header, which
+    ``session.transferred`` counts.
+    """
+    if options.jobs is not None or session is None:
+        return options.jobs
+    only_remote = all(
+        target.remote is not None or target.index for target in inputs.targets
+    )
+    return 1 if only_remote and session.transferred < _REMOTE_POOL_BYTES else None
 
 
 class _Extra(NamedTuple):

@@ -102,6 +102,8 @@ class HubServer:
         self.hashed = hashed
         self.mode: str | None = None
         self.sent = 0  # bytes of files sent
+        self.requests = 0  # requests answered, of every kind
+        self.connections = 0  # connections accepted
         self.authorized: list[str] = []  # Host of each request with Authorization
         self.whole = 0  # bytes the served files hold, for a share
         self._lock = threading.Lock()
@@ -165,6 +167,11 @@ class HubServer:
         with self._lock:
             self.sent += size
 
+    def counted(self, *, requests: int = 0, connections: int = 0) -> None:
+        with self._lock:
+            self.requests += requests
+            self.connections += connections
+
 
 class _Server(ThreadingHTTPServer):
     def handle_error(self, request: object, client_address: object) -> None:
@@ -182,6 +189,10 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
         def log_message(self, format: str, *args: object) -> None:  # noqa: A002
             """Quiet."""
 
+        def setup(self) -> None:
+            super().setup()
+            hub.counted(connections=1)
+
         def do_HEAD(self) -> None:
             self._route(body=False)
 
@@ -189,6 +200,7 @@ def _handler(hub: HubServer) -> type[BaseHTTPRequestHandler]:  # noqa: C901 - ro
             self._route(body=True)
 
         def _route(self, *, body: bool) -> None:
+            hub.counted(requests=1)
             if "Authorization" in self.headers:
                 hub.authorized.append(self.headers.get("Host", ""))
             self._answer(body=body)

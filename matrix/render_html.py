@@ -10,25 +10,20 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import findings, notes, render_suite
+from matrix import render_data as data
 from matrix.impls import IMPLS, UNAVAILABLE
-from matrix.render_data import (
-    CELL,
-    UNAVAILABLE_INTRO,
-    caps,
-    cell_class,
-    declaration,
-    fraction,
-    names,
-    not_set_up,
-    scores,
+from matrix.render_diff import (
+    Differential,
+    as_stated,
+    describe_loaded,
+    differentials,
 )
-from matrix.render_diff import as_stated, describe_loaded, differentials
 from matrix.render_dump import case_bytes
 from matrix.render_safety import Safety, meaning, report_url, safety
 from matrix.scrub import scrub
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     from matrix.scores import Score
 
@@ -54,8 +49,8 @@ def _rule_links(case: dict[str, Any]) -> str:
 
 
 def _cell(cls: str, entry: dict[str, Any] | None) -> str:
-    text = CELL[cls][0]
-    title = CELL[cls][2]
+    text = data.CELL[cls][0]
+    title = data.CELL[cls][2]
     if entry:
         if entry.get("unchecked"):
             title += " (content not checked: the suite has no header-only expectation)"
@@ -90,7 +85,7 @@ def _style() -> str:
         "td.safe{background:#d8efd8}td.unsafe{background:#f6d5d5}",
         "td.unknown{background:#eee}",
     ]
-    for cls, (_, colour, _legend) in CELL.items():
+    for cls, (_, colour, _legend) in data.CELL.items():
         fg = "#fff" if cls in _DARK else "#000"
         rules.append(f".{cls}{{background:{colour};color:{fg}}}")
     return "".join(rules)
@@ -138,10 +133,10 @@ def _score_table(
             f"{html.escape(impl.get('title', impl['name']))}</a></td>"
             f"{_safety_cell(answers[impl['name']])}"
             f"<td>{html.escape(impl.get('language', ''))}</td>"
-            f"<td class=n>{fraction(one.valid_right, one.valid_total)}</td>"
-            f"<td class=n>{fraction(one.invalid_rejected, one.invalid_total)}</td>"
+            f"<td class=n>{data.fraction(one.valid_right, one.valid_total)}</td>"
+            f"<td class=n>{data.fraction(one.invalid_rejected, one.invalid_total)}</td>"
             f"<td class=n>{one.crashes}</td><td class=n>{one.differentials}</td>"
-            f"<td class=n>{fraction(one.tests_passed, one.tests_total)}</td>"
+            f"<td class=n>{data.fraction(one.tests_passed, one.tests_total)}</td>"
             f"<td class=n>{one.not_applicable}</td></tr>"
         )
     return '<table id="scores">' + "".join(rows) + "</table>"
@@ -211,7 +206,7 @@ def _implementations_table(results: list[dict[str, Any]]) -> str:
     ]
     for result in results:
         impl = result["implementation"]
-        declared = declaration(caps(impl))
+        declared = data.declaration(data.caps(impl))
         run = result.get("run", {})
         rows.append(
             f'<tr id="impl-{html.escape(impl["name"])}">'
@@ -235,7 +230,7 @@ def _vectors(
     """Per case id, its outcome class in each column."""
     return {
         case["id"]: tuple(
-            cell_class(str(case["verdict"]), r.get("cases", {}).get(case["id"]))
+            data.cell_class(str(case["verdict"]), r.get("cases", {}).get(case["id"]))
             for r in results
         )
         for case in cases
@@ -287,10 +282,10 @@ def _head(
             "(writer, properties, single faults). Cases and tests outside its "
             "declared capabilities are not applicable.</p>"
         ),
-        _score_table(results, scores(results, cases), answers),
+        _score_table(results, data.scores(results, cases), answers),
         *(
             "<p class=failed>{} ({}): set-up failed: {}</p>".format(
-                *map(html.escape, not_set_up(result))
+                *map(html.escape, data.not_set_up(result))
             )
             for result in failed
         ),
@@ -300,7 +295,7 @@ def _head(
 def _unavailable() -> list[str]:
     return [
         "<h2>Not in the matrix</h2>",
-        f"<p>{html.escape(UNAVAILABLE_INTRO)}</p>",
+        f"<p>{html.escape(data.UNAVAILABLE_INTRO)}</p>",
         "<table><tr><th>implementation</th><th>language</th><th>why</th></tr>",
         *(
             f"<tr><td>{html.escape(u.title)}</td><td>{html.escape(u.language)}</td>"
@@ -313,7 +308,7 @@ def _unavailable() -> list[str]:
 
 def _legend() -> list[str]:
     out = ["<h2>Legend</h2><table class=legend>"]
-    for cls, (text, _, legend) in CELL.items():
+    for cls, (text, _, legend) in data.CELL.items():
         out.append(
             f'<tr><td class="c {cls}">{text}</td><td>{html.escape(legend)}</td></tr>'
         )
@@ -326,7 +321,7 @@ def _pruned(
     cases: list[dict[str, Any]],
     vectors: dict[str, tuple[str, ...]],
 ) -> list[str]:
-    out = [
+    return [
         '<h2 id="pruned">Pruned view: cases grouped by identical outcomes</h2>',
         (
             "<p>One row per group of cases with the same verdict and the same outcome "
@@ -334,21 +329,23 @@ def _pruned(
         ),
         '<table id="pruned-table">',
         _header_row(results, ["cases", "verdict"]),
+        *(_group_row(vector, members) for vector, members in _groups(cases, vectors)),
+        "</table>",
     ]
-    for vector, members in _groups(cases, vectors):
-        shown = ", ".join(
-            f'<a href="#{html.escape(c["id"])}">{html.escape(c["id"])}</a>'
-            for c in members[:6]
-        )
-        if len(members) > 6:
-            shown += f" … (+{len(members) - 6})"
-        cells = "".join(_cell(cls, None) for cls in vector)
-        out.append(
-            f'<tr class="group"><td>{len(members)} case(s): {shown}</td>'
-            f"<td>{html.escape(str(members[0]['verdict']))}</td>{cells}</tr>"
-        )
-    out.append("</table>")
-    return out
+
+
+def _group_row(vector: tuple[str, ...], members: list[dict[str, Any]]) -> str:
+    shown = ", ".join(
+        f'<a href="#{html.escape(c["id"])}">{html.escape(c["id"])}</a>'
+        for c in members[:6]
+    )
+    if len(members) > 6:
+        shown += f" … (+{len(members) - 6})"
+    cells = "".join(_cell(cls, None) for cls in vector)
+    return (
+        f'<tr class="group"><td>{len(members)} case(s): {shown}</td>'
+        f"<td>{html.escape(str(members[0]['verdict']))}</td>{cells}</tr>"
+    )
 
 
 def _full(
@@ -357,27 +354,34 @@ def _full(
     vectors: dict[str, tuple[str, ...]],
 ) -> list[str]:
     by_id = {case["id"]: case for case in cases}
-    out = [
+    return [
         '<h2 id="full">Full view: one row per case</h2>',
         '<table id="full-table">',
         _header_row(results, ["case", "rules", "bytes"]),
+        *(
+            _case_row(by_id[case_id], vectors[case_id], results)
+            for case_id in sorted(by_id)
+        ),
+        "</table>",
     ]
-    for case_id in sorted(by_id):
-        case = by_id[case_id]
-        cells = "".join(
-            _cell(cls, r.get("cases", {}).get(case_id))
-            for cls, r in zip(vectors[case_id], results, strict=True)
-        )
-        description = html.escape(str(case.get("description", "")))
-        out.append(
-            f'<tr id="{html.escape(case_id)}" class="case">'
-            f'<td class=id title="{description}">{html.escape(case_id)}</td>'
-            f"<td>{_rule_links(case)}</td>"
-            f'<td><details><summary>{description[:60]}</summary><div class="bytes">'
-            f"{case_bytes(case)}</div></details></td>{cells}</tr>"
-        )
-    out.append("</table>")
-    return out
+
+
+def _case_row(
+    case: dict[str, Any], vector: tuple[str, ...], results: list[dict[str, Any]]
+) -> str:
+    case_id = case["id"]
+    cells = "".join(
+        _cell(cls, r.get("cases", {}).get(case_id))
+        for cls, r in zip(vector, results, strict=True)
+    )
+    description = html.escape(str(case.get("description", "")))
+    return (
+        f'<tr id="{html.escape(case_id)}" class="case">'
+        f'<td class=id title="{description}">{html.escape(case_id)}</td>'
+        f"<td>{_rule_links(case)}</td>"
+        f'<td><details><summary>{description[:60]}</summary><div class="bytes">'
+        f"{case_bytes(case)}</div></details></td>{cells}</tr>"
+    )
 
 
 def _differentials(
@@ -385,7 +389,7 @@ def _differentials(
 ) -> list[str]:
     found = differentials(results)
     right = as_stated(cases)
-    out = [
+    return [
         '<h2 id="differentials">Parser differentials</h2>',
         (
             f"<p>{len(found)} file(s) that two implementations both accept but load "
@@ -395,25 +399,33 @@ def _differentials(
             '<table id="differentials-table"><tr><th>case</th><th>differ in</th>'
             "<th>implementations</th><th>what they loaded</th></tr>"
         ),
+        *(row for case in found for row in _differential_rows(case, right)),
+        "</table>",
     ]
-    for case_id, kind, groups in found:
-        for i, (members, answer) in enumerate(groups):
-            head = (
-                f'<td rowspan="{len(groups)}" class=id>'
-                f'<a href="#{html.escape(case_id)}">{html.escape(case_id)}</a></td>'
-                f'<td rowspan="{len(groups)}">{kind}</td>'
-                if i == 0
-                else ""
-            )
-            loaded = describe_loaded(answer)
-            if right(case_id, answer):
-                loaded += " (as the valid file states)"
-            out.append(
-                f'<tr class="differential">{head}<td>{html.escape(", ".join(members))}'
-                f"</td><td class=id>{html.escape(loaded)}</td></tr>"
-            )
-    out.append("</table>")
-    return out
+
+
+def _differential_rows(
+    differential: Differential, right: Callable[[str, dict[str, Any]], bool]
+) -> list[str]:
+    """One row per group of implementations that loaded the case alike."""
+    case_id, kind, groups = differential
+    rows = []
+    for i, (members, answer) in enumerate(groups):
+        head = (
+            f'<td rowspan="{len(groups)}" class=id>'
+            f'<a href="#{html.escape(case_id)}">{html.escape(case_id)}</a></td>'
+            f'<td rowspan="{len(groups)}">{kind}</td>'
+            if i == 0
+            else ""
+        )
+        loaded = describe_loaded(answer)
+        if right(case_id, answer):
+            loaded += " (as the valid file states)"
+        rows.append(
+            f'<tr class="differential">{head}<td>{html.escape(", ".join(members))}'
+            f"</td><td class=id>{html.escape(loaded)}</td></tr>"
+        )
+    return rows
 
 
 def render_html(
@@ -438,7 +450,7 @@ def render_html(
         _implementations_table(results),
         *_unavailable(),
         *_full(results, cases, vectors),
-        *(notes.html_section(changes, names(results)) if changes else ()),
+        *(notes.html_section(changes, data.names(results)) if changes else ()),
         "</body></html>",
         "",
     ]

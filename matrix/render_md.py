@@ -5,20 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import notes, render_suite
+from matrix import render_data as data
 from matrix.impls import UNAVAILABLE
-from matrix.render_data import (
-    CELL,
-    SUMMARY_COLUMNS,
-    UNAVAILABLE_INTRO,
-    caps,
-    cell_class,
-    counts,
-    declaration,
-    fraction,
-    names,
-    not_set_up,
-    scores,
-)
 from matrix.render_diff import as_stated, describe_loaded, differentials
 from matrix.render_safety import Safety, meaning, report_url, safety
 
@@ -63,21 +51,21 @@ def _scores(
         ),
         "|---|---|---|---:|---:|---:|---:|---:|---|",
     ]
-    by_name = scores(results, cases)
+    by_name = data.scores(results, cases)
     for result in results:
         impl = result["implementation"]
         one = by_name[impl["name"]]
         lines.append(
             f"| {impl.get('title', impl['name'])} | "
             f"{_safety(answers[impl['name']])} | {impl.get('language', '')} | "
-            f"{fraction(one.valid_right, one.valid_total)} | "
-            f"{fraction(one.invalid_rejected, one.invalid_total)} | "
+            f"{data.fraction(one.valid_right, one.valid_total)} | "
+            f"{data.fraction(one.invalid_rejected, one.invalid_total)} | "
             f"{one.crashes} | {one.differentials} | "
-            f"{fraction(one.tests_passed, one.tests_total)} | "
+            f"{data.fraction(one.tests_passed, one.tests_total)} | "
             f"`badges/{impl['name']}.json` |"
         )
     for result in failed:
-        title, language, reason = not_set_up(result)
+        title, language, reason = data.not_set_up(result)
         lines.append(
             f"| {title} | not known | {language} | set-up failed: {reason} ||||||"
         )
@@ -85,7 +73,7 @@ def _scores(
 
 
 def _counts(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> list[str]:
-    cols = SUMMARY_COLUMNS
+    cols = data.SUMMARY_COLUMNS
     lines = [
         "",
         "Counts of the corpus cases by outcome:",
@@ -95,7 +83,7 @@ def _counts(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> list[
         + " | other tests passed |",
         "|---|---|---|" + "---:|" * len(cols) + "---:|",
     ]
-    for result, count in zip(results, counts(results, cases), strict=True):
+    for result, count in zip(results, data.counts(results, cases), strict=True):
         impl = result["implementation"]
         others = result.get("tests", {})
         passed = sum(1 for e in others.values() if e.get("ok"))
@@ -104,7 +92,7 @@ def _counts(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> list[
         )
         lines.append(
             f"| {impl.get('title', impl['name'])} | {impl.get('language', '')} | "
-            f"{declaration(caps(impl))} | "
+            f"{data.declaration(data.caps(impl))} | "
             + " | ".join(str(count[c]) for c in cols)
             + f" | {passed}/{applicable} |"
         )
@@ -112,7 +100,7 @@ def _counts(results: list[dict[str, Any]], cases: list[dict[str, Any]]) -> list[
 
 
 def _unavailable() -> list[str]:
-    lines = ["", "## Not in the matrix", "", UNAVAILABLE_INTRO, ""]
+    lines = ["", "## Not in the matrix", "", data.UNAVAILABLE_INTRO, ""]
     lines += ["| implementation | language | why |", "|---|---|---|"]
     lines += [f"| {u.title} | {u.language} | {u.reason} |" for u in UNAVAILABLE]
     return lines
@@ -122,18 +110,18 @@ def _disagreements(
     results: list[dict[str, Any]], cases: list[dict[str, Any]]
 ) -> list[str]:
     lines = ["", "## Cases the implementations disagree on", ""]
-    lines.append("| case | rules | " + " | ".join(names(results)) + " |")
+    lines.append("| case | rules | " + " | ".join(data.names(results)) + " |")
     lines.append("|---|---|" + "---|" * len(results))
     for case in cases:
         classes = [
-            cell_class(str(case["verdict"]), r.get("cases", {}).get(case["id"]))
+            data.cell_class(str(case["verdict"]), r.get("cases", {}).get(case["id"]))
             for r in results
         ]
         if all(c in {"ok-accept", "ok-reject", "not-applicable"} for c in classes):
             continue
         lines.append(
             f"| `{case['id']}` | {', '.join(case.get('rules', []))} | "
-            + " | ".join(CELL[c][0] for c in classes)
+            + " | ".join(data.CELL[c][0] for c in classes)
             + " |"
         )
     return lines
@@ -190,7 +178,7 @@ def render_markdown(
     lines += _differentials(results, cases)
     lines += _unavailable()
     if changes is not None:
-        lines += notes.markdown_section(changes, names(results))
-    legend = "; ".join(f"`{text}` {legend}" for text, _, legend in CELL.values())
+        lines += notes.markdown_section(changes, data.names(results))
+    legend = "; ".join(f"`{text}` {legend}" for text, _, legend in data.CELL.values())
     lines += ["", f"Legend: {legend}.", ""]
     return "\n".join(lines)

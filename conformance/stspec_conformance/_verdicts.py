@@ -2,11 +2,11 @@
 
 The corpus tests call these before the shared checks in ``_checks``:
 
-* a valid file rejected by a reader that does not declare one of its dtypes
-  (or that raised a managed runtime's own exception on it), or rejected
-  beyond a declared implementation limit (SPEC 1.6: file,
+* a valid file rejected by a reader that does not declare one of its dtypes,
+  or beyond a declared implementation limit (SPEC 1.6: file,
   header, tensor, tensor count, name length, rank, dimension, number range),
-  is not applicable (an accepted one is still compared: declaring
+  or one on which it raised a managed runtime's own exception there, is not
+  applicable (an accepted one is still compared: declaring
   less never turns wrong content into a pass);
 * an accepted file is compared as the declaration allows (``_compare``: a
   reader declaring ``metadata`` false that reports none is compared on its
@@ -44,13 +44,14 @@ if TYPE_CHECKING:
 
 __all__ = ["acceptable", "malformed_acceptance", "must_not_accept"]
 
-# What a reader may answer on a valid file of a dtype it does not declare
-# without failing: a refusal, or a managed runtime's own error (a missing
-# Float16Array, a KeyError on the dtype table) -- declaring less is what
-# tells the user not to hand it such files.  A native crash, a hang or an
+# What a reader may answer on a valid file of a dtype it does not declare, or
+# beyond a limit it declares, without failing: a refusal, or a managed
+# runtime's own error (a missing Float16Array, a KeyError on the dtype table,
+# torch refusing a dimension above 2^63 - 1) -- declaring less is what tells
+# the user not to hand it such files.  A native crash, a hang or an
 # allocation beyond the allowance is still a failure: those are unsafe on
 # any input, declared or not.
-_OUTSIDE_DECLARED_DTYPES: Final = frozenset({"rejected", "exception"})
+_OUTSIDE_DECLARED: Final = frozenset({"rejected", "exception"})
 
 
 def _where(case: Mapping[str, Any], path: Path) -> str:
@@ -72,7 +73,7 @@ def acceptable(
     """Judge a y_/i_ load by the declaration; return the case to check against."""
     caps = impl.capabilities
     valid = case["verdict"] == "valid"
-    if valid and outcome.status in _OUTSIDE_DECLARED_DTYPES:
+    if valid and outcome.status in _OUTSIDE_DECLARED:
         undeclared = (case_dtypes(case, path) or frozenset()) - caps.read_dtypes
         if undeclared:
             how = (
@@ -85,11 +86,16 @@ def acceptable(
                 "implementation does not declare in read_dtypes",
                 node,
             )
-    if valid and outcome.status == "rejected":
+    if valid and outcome.status in _OUTSIDE_DECLARED:
         beyond = _beyond_limits(case, path, caps)
         if beyond:
+            how = (
+                "rejected"
+                if outcome.status == "rejected"
+                else "raised an unexpected exception on"
+            )
             _outcomes.not_applicable(
-                f"rejected a file beyond the declared {beyond} (an implementation "
+                f"{how} a file beyond the declared {beyond} (an implementation "
                 "limit, SPEC 1.6)",
                 node,
             )

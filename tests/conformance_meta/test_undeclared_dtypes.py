@@ -110,3 +110,27 @@ def test_a_property_example_of_an_undeclared_dtype_is_judged_alike(
     else:
         with pytest.raises(AssertionError, match=status):
             load()
+
+
+def test_an_exception_beyond_a_declared_limit_is_not_applicable(
+    tmp_path: Path,
+) -> None:
+    # a valid zero-size tensor with a dimension of 2^64 - 1, for a reader
+    # declaring dimensions up to 2^63 - 1 (torch's int64 shapes)
+    header = (
+        b'{"x":{"dtype":"U8","shape":[0,18446744073709551615],"data_offsets":[0,0]}}'
+    )
+    path = tmp_path / "y.safetensors"
+    path.write_bytes(len(header).to_bytes(8, "little") + header)
+    case = {"id": "y_dim", "verdict": "valid", "rules": [], "expected": {}}
+    caps = Capabilities(shape_limits=(None, None, None, 2**63 - 1, None))
+    for status, skipped in (("exception", True), ("crashed", False)):
+        item = _Item()
+        impl = SimpleNamespace(capabilities=caps)
+        outcome = Outcome(status, message="Overflow when unpacking long long")  # type: ignore[arg-type]
+        if skipped:
+            with pytest.raises(pytest.skip.Exception, match="max_dimension"):
+                _verdicts.acceptable(case, path, outcome, impl, item)  # type: ignore[arg-type]
+        else:
+            _verdicts.acceptable(case, path, outcome, impl, item)  # type: ignore[arg-type]
+            assert item.user_properties == []

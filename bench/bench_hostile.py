@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import itertools
 import json
 import os
 import resource
@@ -52,50 +53,61 @@ def _count(size: int, per_item: int) -> int:
     return max(1, size // per_item)
 
 
+def _with_members(entry: str, members: str) -> str:
+    """``entry`` (an entry object's text) with ``members`` added at its end."""
+    return f"{entry[:-1]},{members}}}"
+
+
+def _layer(i: int) -> str:
+    return f"model.layers.{i}.weight"
+
+
+def _layers(
+    size: int,
+    per_item: int,
+    entry: Callable[[int], str],
+    *,
+    name: Callable[[int], str] = _layer,
+    first: tuple[str, ...] = (),
+) -> bytes:
+    """Tensors F32 [2], 8 bytes each, named like a real model's.
+
+    ``entry(i)`` writes the i-th tensor's entry, ``name(i)`` its name;
+    ``first`` are members placed before the tensors.
+    """
+    n = _count(size, per_item)
+    members = (f'"{name(i)}":{entry(i)}' for i in range(n))
+    return _file(itertools.chain(first, members), bytes(8 * n))
+
+
+def _canonical(i: int) -> str:
+    return _entry("F32", "2", 8 * i, 8 * i + 8)
+
+
 # Families: each takes the wanted header size in bytes and returns the file.
 
 
 def valid_tiny(size: int) -> bytes:
     """Tensors F32 [2] named like a real model's (the 1 M-tensor file at 65 MB)."""
-    n = _count(size, 66)
-    members = (
-        f'"model.layers.{i}.weight":{_entry("F32", "2", 8 * i, 8 * i + 8)}'
-        for i in range(n)
-    )
-    return _file(members, bytes(8 * n))
+    return _layers(size, 66, _canonical)
 
 
 def valid_minus_zero(size: int) -> bytes:
     """valid_tiny with one tensor named w-0 (once a trip to the slow path)."""
-    n = _count(size, 66)
-    members = (
-        f'"{"w-0" if i == 5 else f"model.layers.{i}.weight"}":'
-        f"{_entry('F32', '2', 8 * i, 8 * i + 8)}"
-        for i in range(n)
-    )
-    return _file(members, bytes(8 * n))
+    return _layers(size, 66, _canonical, name=lambda i: "w-0" if i == 5 else _layer(i))
 
 
 def valid_emoji(size: int) -> bytes:
     """valid_tiny with an escaped emoji in the metadata."""
-    n = _count(size, 66)
-    members = (
-        f'"model.layers.{i}.weight":{_entry("F32", "2", 8 * i, 8 * i + 8)}'
-        for i in range(n)
-    )
     meta = '"__metadata__":{"note":"\\ud83d\\ude00"}'
-    return _file(iter([meta, *members]), bytes(8 * n))
+    return _layers(size, 66, _canonical, first=(meta,))
 
 
 def valid_pretty(size: int) -> bytes:
     """valid_tiny pretty-printed (json.dumps indent=1)."""
     n = _count(size, 120)
     header = {
-        f"model.layers.{i}.weight": {
-            "dtype": "F32",
-            "shape": [2],
-            "data_offsets": [8 * i, 8 * i + 8],
-        }
+        _layer(i): {"dtype": "F32", "shape": [2], "data_offsets": [8 * i, 8 * i + 8]}
         for i in range(n)
     }
     text = json.dumps(header, indent=1).encode()
@@ -105,35 +117,32 @@ def valid_pretty(size: int) -> bytes:
 
 def valid_sorted_keys(size: int) -> bytes:
     """valid_tiny as json.dumps(sort_keys=True) writes it: data_offsets first."""
-    n = _count(size, 66)
-    members = (
-        f'"model.layers.{i}.weight":{{"data_offsets":[{8 * i},{8 * i + 8}],'
-        f'"dtype":"F32","shape":[2]}}'
-        for i in range(n)
+    return _layers(
+        size,
+        66,
+        lambda i: f'{{"data_offsets":[{8 * i},{8 * i + 8}],"dtype":"F32","shape":[2]}}',
     )
-    return _file(members, bytes(8 * n))
 
 
 def valid_escaped_fields(size: int) -> bytes:
     r"""valid_tiny with its field names escaped ("\u0064type" is "dtype")."""
-    n = _count(size, 86)
-    members = (
-        f'"model.layers.{i}.weight":{{"\\u0064type":"F32","\\u0073hape":[2],'
-        f'"data\\u005foffsets":[{8 * i},{8 * i + 8}]}}'
-        for i in range(n)
+    return _layers(
+        size,
+        86,
+        lambda i: (
+            f'{{"\\u0064type":"F32","\\u0073hape":[2],'
+            f'"data\\u005foffsets":[{8 * i},{8 * i + 8}]}}'
+        ),
     )
-    return _file(members, bytes(8 * n))
 
 
 def valid_any_order(size: int) -> bytes:
     """valid_tiny with its fields in neither the canonical nor the sorted order."""
-    n = _count(size, 66)
-    members = (
-        f'"model.layers.{i}.weight":{{"shape":[2],"data_offsets":[{8 * i},{8 * i + 8}],'
-        f'"dtype":"F32"}}'
-        for i in range(n)
+    return _layers(
+        size,
+        66,
+        lambda i: f'{{"shape":[2],"data_offsets":[{8 * i},{8 * i + 8}],"dtype":"F32"}}',
     )
-    return _file(members, bytes(8 * n))
 
 
 def escaped_metadata(size: int) -> bytes:
@@ -162,8 +171,10 @@ def deep_entries(size: int) -> bytes:
     """Every entry has an unknown member nested 62 deep (allowed)."""
     deep = "[" * 62 + "]" * 62
     n = _count(size, 185)
+    unknown = f'"x":{deep}'
     members = (
-        f'"t{i}":{_entry("U8", "1", i, i + 1)[:-1]},"x":{deep}}}' for i in range(n)
+        f'"t{i}":{_with_members(_entry("U8", "1", i, i + 1), unknown)}'
+        for i in range(n)
     )
     return _file(members, bytes(n))
 
@@ -173,14 +184,16 @@ def deep_siblings(size: int) -> bytes:
     deep = "[" * 61 + "]" * 61
     n = _count(size, 123)
     inner = ",".join(deep for _ in range(n))
-    return _file(iter([f'"t":{_entry("U8", "1", 0, 1)[:-1]},"x":[{inner}]}}']), b"x")
+    unknown = f'"x":[{inner}]'
+    entry = _with_members(_entry("U8", "1", 0, 1), unknown)
+    return _file(iter([f'"t":{entry}']), b"x")
 
 
 def unknown_fields(size: int) -> bytes:
     """One entry with many distinct unknown members."""
     n = _count(size, 11)
     extra = ",".join(f'"k{i}":0' for i in range(n))
-    return _file(iter([f'"t":{_entry("U8", "1", 0, 1)[:-1]},{extra}}}']), b"x")
+    return _file(iter([f'"t":{_with_members(_entry("U8", "1", 0, 1), extra)}']), b"x")
 
 
 def bad_dtypes(size: int) -> bytes:
@@ -210,7 +223,8 @@ def long_name_unknown(size: int) -> bytes:
     name = "n" * (size // 2)
     n = _count(size // 2, 11)
     extra = ",".join(f'"k{i}":0' for i in range(n))
-    return _file(iter([f'"{name}":{_entry("U8", "1", 0, 1)[:-1]},{extra}}}']), b"x")
+    entry = _with_members(_entry("U8", "1", 0, 1), extra)
+    return _file(iter([f'"{name}":{entry}']), b"x")
 
 
 def long_name_bad_dims(size: int) -> bytes:

@@ -497,6 +497,53 @@ def test_runs_of_unknown_members_agree(data: bytes, limit: int | None) -> None:
 _U8 = '{"dtype":"U8","shape":[1],"data_offsets":[0,1]}'
 
 
+# Names repeat now and then; fields and odd characters too.
+_RUN_NAMES = st.one_of(
+    st.text("abcdefgh", min_size=1, max_size=5),
+    st.sampled_from(["dtype", "shape", "data_offsets", "a\tb", "a\x01", "\\u0061"]),
+)
+_RUN_VALUES = st.sampled_from(
+    ["0", "0", "0", "1", "-1.5e3", "true", "null", '"v"', "[0]"]
+)
+_RUN_GAPS = st.sampled_from(["", "", "", " ", "\n"])
+_FIELDS = '"dtype":"U8","shape":[1],"data_offsets":[0,1]'
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    # Plain members first, so that the shortcut splits what follows them.
+    st.lists(st.text("abcdefgh", min_size=1, max_size=5), min_size=6, unique=True),
+    st.lists(st.tuples(_RUN_NAMES, _RUN_VALUES, _RUN_GAPS), max_size=30),
+    st.sampled_from(["first", "last", "none"]),
+    st.sampled_from([16, 64, 1 << 16]),
+    st.sampled_from([1, 3, 8192]),
+)
+def test_generated_runs_of_unknown_members_agree(
+    head: list[str],
+    members: list[tuple[str, str, str]],
+    fields: str,
+    chunk: int,
+    at_once: int,
+) -> None:
+    from stspec.reader import members as module  # noqa: PLC0415 - patched below
+
+    run = [f'"{name}":0' for name in head]
+    run += [f'{gap}"{name}"{gap}:{value}' for name, value, gap in members]
+    parts = {"first": [_FIELDS, *run], "last": [*run, _FIELDS], "none": run}[fields]
+    data = file_of('{"t":{' + ",".join(parts) + "}}", b"x")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(module, "_SPLIT_CHUNK", chunk)
+        patch.setattr(module, "_ADDED_AT_ONCE", at_once)
+        check_agreement(data)
+        # One kept per rule: the runs after the first unknown member are split.
+        plain, _ = check(memoryview(data), limit=1, shortcuts=False)
+        fast, _ = check(memoryview(data), limit=1)
+    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
+        (e.rule, e.offset, e.path, e.msg) for e in plain
+    ]
+    assert fast.omitted == plain.omitted
+
+
 def _meta(members: str) -> bytes:
     return file_of('{"__metadata__":{' + members + '},"w":' + _U8 + "}", b"x")
 
@@ -549,12 +596,13 @@ def test_escaped_metadata_values_agree(data: bytes, limit: int | None) -> None:
     ],
 )
 @pytest.mark.parametrize("limit", [1, None])
+@pytest.mark.parametrize("chunk", [64, 1 << 16])
 def test_runs_split_in_small_chunks_agree(
-    monkeypatch: pytest.MonkeyPatch, data: bytes, limit: int | None
+    monkeypatch: pytest.MonkeyPatch, data: bytes, limit: int | None, chunk: int
 ) -> None:
     from stspec.reader import members  # noqa: PLC0415 - the module whose chunks are patched
 
-    monkeypatch.setattr(members, "_SPLIT_CHUNK", 64)
+    monkeypatch.setattr(members, "_SPLIT_CHUNK", chunk)
     # A repeat then falls between two groups of names or inside one.
     monkeypatch.setattr(members, "_ADDED_AT_ONCE", 3)
     plain, _ = check(memoryview(data), limit=limit, shortcuts=False)

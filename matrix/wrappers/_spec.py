@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DTYPES",
     "DTYPES_BUT_F6_FNUZ",
+    "INT64_DIMENSIONS",
     "REFUSALS",
     "Refused",
     "Tensors",
@@ -35,6 +36,11 @@ DTYPES: Final = (
 DTYPES_BUT_F6_FNUZ: Final = tuple(
     d for d in DTYPES if not d.startswith("F6_") and not d.endswith("FNUZ")
 )
+
+# The largest dimension a shape of int64 holds: torch's sizes are int64_t
+# (c10::IntArrayRef) and numpy's npy_intp is 64 bits here, so a library that
+# builds its tensors with either declares this max_dimension (SPEC 1.6).
+INT64_DIMENSIONS: Final = 2**63 - 1
 
 # How a Python library without an error type of its own refuses a file: a
 # bad value (json's JSONDecodeError and UnicodeDecodeError are ValueErrors) or

@@ -14,7 +14,7 @@ from __future__ import annotations
 from importlib.metadata import version
 from typing import Final
 
-from _spec import REFUSALS, Refused, Tensors, refusing_exactly
+from _spec import INT64_DIMENSIONS, REFUSALS, Refused, Tensors, refusing_exactly
 from _torchbytes import as_spec
 from fastsafetensors import fastsafe_open
 from fastsafetensors.st_types import DType
@@ -22,7 +22,8 @@ from fastsafetensors.st_types import DType
 NAME: Final = "fastsafetensors"
 VERSION: Final = version("fastsafetensors")
 CAPABILITIES: Final = {
-    "read_dtypes": sorted(d.value for d in DType if d is not DType.AUTO)
+    "read_dtypes": sorted(d.value for d in DType if d is not DType.AUTO),
+    "max_dimension": INT64_DIMENSIONS,  # torch.empty(shape)
 }
 
 

@@ -20,7 +20,7 @@ import os
 from importlib.metadata import version
 from typing import Any, Final
 
-from _spec import DTYPES_BUT_F6_FNUZ, REFUSALS, Tensors
+from _spec import DTYPES_BUT_F6_FNUZ, INT64_DIMENSIONS, REFUSALS, Tensors
 from onnx_safetensors._safetensors_io import (
     _SAFETENSORS_DTYPE_TO_IR_DTYPE,
     _read_metadata,
@@ -32,6 +32,7 @@ VERSION: Final = version("onnx-safetensors")
 CAPABILITIES: Final = {
     "read_dtypes": list(DTYPES_BUT_F6_FNUZ),
     "metadata_presence": False,
+    "max_dimension": INT64_DIMENSIONS,  # numpy arrays
 }
 # the library's own table, inverted: onnx_ir dtype -> spec name
 REJECTS: Final = REFUSALS

@@ -18,7 +18,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Final
 
-from _spec import Tensors
+from _spec import INT64_DIMENSIONS, Tensors
 
 
 def _module() -> Any:  # noqa: ANN401 - a module
@@ -47,6 +47,7 @@ CAPABILITIES: Final = {
         "BOOL", "U8", "I8", "I16", "U16", "F16", "I32", "U32", "F32", "F64",
         "I64", "U64",
     ],
+    "max_dimension": INT64_DIMENSIONS,  # numpy arrays
 }  # fmt: skip
 REJECTS: Final = (ValueError,)
 

@@ -17,7 +17,14 @@ from __future__ import annotations
 from importlib.metadata import version
 from typing import Final
 
-from _spec import DTYPES_BUT_F6_FNUZ, REFUSALS, Refused, Tensors, refusing_exactly
+from _spec import (
+    DTYPES_BUT_F6_FNUZ,
+    INT64_DIMENSIONS,
+    REFUSALS,
+    Refused,
+    Tensors,
+    refusing_exactly,
+)
 from _torchbytes import as_spec
 from runai_model_streamer import SafetensorsStreamer
 
@@ -27,6 +34,7 @@ REJECTS: Final = (Refused, *REFUSALS)
 CAPABILITIES: Final = {
     "metadata": False,
     "read_dtypes": list(DTYPES_BUT_F6_FNUZ),
+    "max_dimension": INT64_DIMENSIONS,  # torch tensors
 }
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Final
 
 import safetensors_streaming as sst
-from _spec import REFUSALS, Refused, Tensors, refusing_exactly
+from _spec import INT64_DIMENSIONS, REFUSALS, Refused, Tensors, refusing_exactly
 from _torchbytes import as_spec
 
 NAME: Final = "safetensors-streaming"
@@ -23,6 +23,7 @@ CAPABILITIES: Final = {
     "read_dtypes": [
         "BOOL", "U8", "I8", "I16", "F16", "BF16", "I32", "F32", "F64", "I64",
     ],
+    "max_dimension": INT64_DIMENSIONS,  # torch tensors
 }  # fmt: skip
 REJECTS: Final = (Refused, *REFUSALS)
 

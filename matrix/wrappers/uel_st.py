@@ -15,7 +15,14 @@ from __future__ import annotations
 from importlib.metadata import version
 from typing import Final
 
-from _spec import DTYPES_BUT_F6_FNUZ, REFUSALS, Refused, Tensors, refusing_exactly
+from _spec import (
+    DTYPES_BUT_F6_FNUZ,
+    INT64_DIMENSIONS,
+    REFUSALS,
+    Refused,
+    Tensors,
+    refusing_exactly,
+)
 from _torchbytes import as_spec
 from unifiedefficientloader import UnifiedSafetensorsLoader
 
@@ -25,6 +32,7 @@ REJECTS: Final = (Refused, *REFUSALS)
 CAPABILITIES: Final = {
     "read_dtypes": list(DTYPES_BUT_F6_FNUZ),
     "metadata_presence": False,
+    "max_dimension": INT64_DIMENSIONS,  # torch reshape(shape)
 }
 
 

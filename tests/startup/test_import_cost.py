@@ -230,6 +230,8 @@ RARE_PATTERNS = (
     "reader.recognise.over_u64",
     "reader.recognise.between_names",
     "reader.recognise._control_pattern",
+    "reader.recognise._pair_head",
+    "reader.recognise._after_value",
     "reader.recognise.plain_member",
     "reader.recognise.plain_run",
     "reader.recognise.int_array",
@@ -306,6 +308,11 @@ _MANY_STRINGS = "".join(f',"m{number}":"s"' for number in range(300))
             f'{{"w":{{{_ENTRY}}},"__metadata__":{{"a\\ud800":"b"}}}}',
             {"reader.strict_json._surrogate"},
             id="lone-surrogate",
+        ),
+        pytest.param(
+            f'{{"w":{{{_ENTRY}}},"__metadata__":{{"a":"{{\\"b\\": 1}}"}}}}',
+            {"reader.recognise._pair_head", "reader.recognise._after_value"},
+            id="metadata-value-with-escapes",
         ),
     ],
 )

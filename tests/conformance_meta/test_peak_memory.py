@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from _suite_runner import run_suite
 
-from stspec_conformance.adapters.command import _Run
+from stspec_conformance.adapters.command import CommandAdapter, _Run
 
 IMPLS = Path(__file__).resolve().parent / "impls"
+ROOT = Path(__file__).resolve().parents[2]
 # 10 bytes claiming a 4 GiB header; the other file claims 1,000 bytes.
 CLAIMS = "(n_prefix_n_2pow32 and not plus_header) or n_prefix_n_1000_tiny_file"
 HOSTILE = "test_must_reject[n_prefix_n_2pow32]"
@@ -121,3 +122,48 @@ def test_an_allocation_failure_after_a_large_buffer_is_a_resource_failure(
     entry = _hostile_entry("shared-then-oom", tmp_path)
     assert entry["outcome"] == "resource", entry
     assert "memory allocation of 4294967296 bytes failed" in entry["message"], entry
+
+
+# A reader whose helper process fills 300 MiB of shared memory (RLIMIT_DATA
+# does not count it) for half a second and ends unwaited (SIGCHLD ignored: its
+# usage reaches no wait4) before the reader answers.
+HELPER_FILLS = """
+import json, mmap, os, signal, sys, time
+if sys.argv[-1] == "--describe":
+    print(json.dumps({"protocol": 2, "name": "helper", "version": "1"}))
+    sys.exit(0)
+if b'"weight"' in open(sys.argv[-1], "rb").read():  # the runtime's own peak
+    print(json.dumps({"result": "rejected"}))
+    sys.exit(1)
+signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+done, told = os.pipe()
+if os.fork() == 0:
+    os.close(done)
+    shared = mmap.mmap(-1, 300 << 20)
+    for page in range(0, len(shared), mmap.PAGESIZE):
+        shared[page] = 1
+    time.sleep(0.5)
+    os._exit(0)  # closes told: the reader goes on
+os.close(told)
+os.read(done, 1)
+time.sleep(0.5)  # its exit completes
+print(json.dumps({"result": "rejected", "rule": "LAYOUT-HOLE"}))
+sys.exit(1)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="procfs: Linux")
+def test_a_helper_process_is_in_the_sampled_peak(tmp_path: Path) -> None:
+    # what the program's own wait4 usage and peak mark cannot show: only the
+    # samples of the tree below it, taken every SAMPLE_SECONDS
+    program = tmp_path / "helper.py"
+    program.write_text(HELPER_FILLS, encoding="utf-8")
+    adapter = CommandAdapter([sys.executable, str(program)], memory_limit=None)
+    assert not adapter.describe_error, adapter.describe_error
+    path = ROOT / "corpus" / "files" / "n_layout_hole_between_tensors.safetensors"
+    outcome = adapter.attempt_load(str(path), timeout=30)
+    assert outcome.status == "rejected", outcome.describe()
+    assert outcome.peak_memory is not None
+    # above the runtime's own peak, which a child starts with the suite's pages
+    # in (an xdist worker's hundred MiB or so); unsampled, it is about zero
+    assert outcome.peak_memory >= 100 << 20, outcome.peak_memory

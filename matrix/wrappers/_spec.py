@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import mmap
+import re
 import struct
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
@@ -57,8 +58,19 @@ class Refused(Exception):  # noqa: N818 - it is the verdict, not an error
     """The library refused with a general type it raises itself (see below)."""
 
 
+# torch's allocator refusing a size the file claimed raises a plain
+# RuntimeError ("DefaultCPUAllocator: can't allocate memory: you tried to
+# allocate 17179869184 bytes"): the runtime ran out of memory, which is no
+# judgement on the file, so it leaves as a MemoryError (the suite's resource).
+_ALLOCATION_FAILED: Final = re.compile(
+    r"can(?:no|')t allocate memory|out of memory|bad_alloc|allocation failed"
+)
+
+
 def refusing_exactly(*general: type[Exception]) -> Callable[[_Load], _Load]:
     """Decorate ``load``: an exception of exactly one of ``general`` is a refusal.
+
+    Unless its message says an allocation failed: that is a MemoryError.
 
     A library that refuses with ``raise RuntimeError(...)`` (a native layer's
     error, torch's) or a bare ``raise Exception(...)`` cannot be told apart
@@ -75,7 +87,10 @@ def refusing_exactly(*general: type[Exception]) -> Callable[[_Load], _Load]:
                 return load(*args, **kwargs)
             except Exception as exc:
                 if type(exc) in general:
-                    raise Refused(f"{type(exc).__name__}: {exc}") from exc
+                    said = f"{type(exc).__name__}: {exc}"
+                    if _ALLOCATION_FAILED.search(str(exc)):
+                        raise MemoryError(said) from exc
+                    raise Refused(said) from exc
                 raise
 
         return judged  # type: ignore[return-value]

@@ -75,3 +75,23 @@ def test_the_dtypes_without_f6_and_fnuz_keep_f64() -> None:
     module = load_wrapper("_spec.py")
     dropped = {"F6_E2M3", "F6_E3M2", "F8_E4M3FNUZ", "F8_E5M2FNUZ"}
     assert set(module.DTYPES_BUT_F6_FNUZ) == set(module.DTYPES) - dropped
+
+
+def test_an_allocation_failure_is_never_a_refusal() -> None:
+    # torch's allocator refuses a claimed size with a plain RuntimeError; a
+    # wrapper that maps exactly RuntimeError to a refusal once turned 16 GiB
+    # asked for by a 96-byte file into a pass
+    module = load_wrapper("_spec.py")
+
+    @module.refusing_exactly(RuntimeError)  # type: ignore[untyped-decorator]
+    def load(message: str) -> None:
+        raise RuntimeError(message)
+
+    oom = (
+        "[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't "
+        "allocate memory: you tried to allocate 17179869184 bytes."
+    )
+    with pytest.raises(MemoryError, match="you tried to allocate"):
+        load(oom)
+    with pytest.raises(module.Refused, match="shape must be int"):
+        load("shape must be int")

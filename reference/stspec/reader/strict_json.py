@@ -365,7 +365,8 @@ def value(  # noqa: C901, PLR0912, PLR0913 - one loop keeps it iterative
             continue
         item_pos = pos
         pos, item = scalar(src, pos)
-        if type(item) is str:
+        if type(item) is str and not item.isascii():
+            # An ASCII string holds no surrogate: no path is built for it.
             check_surrogates(src, item, item_pos, _path_of(path, stack))
         if keep:
             frame.keep(item)

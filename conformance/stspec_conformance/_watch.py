@@ -9,13 +9,17 @@ child writes a file when pytest ends the run itself (``pytest_unconfigure``,
 which runs after usage errors too).  A child that exits 0 without writing it
 was ended by something else than pytest: the watcher says so and exits with
 status 3 (pytest's internal error), never 0.  A non-zero status is passed on
-as it is.
+as it is.  The child gets a temporary folder of its own (``TMPDIR``),
+which the watcher removes once it has exited: a child ended in the middle
+of a load leaves the case's staging folder there, never in the user's
+temporary folder.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,11 +53,12 @@ def watch(config: pytest.Config) -> int | None:
         return None
     handle, status = tempfile.mkstemp(prefix="stspec-status-")
     os.close(handle)
+    scratch = tempfile.mkdtemp(prefix="stspec-run-")
     try:
         child = subprocess.Popen(  # noqa: S603 - this same command again
             [sys.executable, "-m", "pytest", *config.invocation_params.args],
             cwd=config.invocation_params.dir,
-            env={**os.environ, STATUS_VARIABLE: status},
+            env={**os.environ, STATUS_VARIABLE: status, "TMPDIR": scratch},
         )
         while True:
             try:
@@ -66,6 +71,7 @@ def watch(config: pytest.Config) -> int | None:
     finally:
         with contextlib.suppress(OSError):
             os.unlink(status)
+        shutil.rmtree(scratch, ignore_errors=True)
     if code != 0 or ended_by_pytest:
         return code
     sys.stderr.write(

@@ -216,8 +216,11 @@ def test_a_message_that_is_not_a_json_object_is_refused(payload: bytes) -> None:
 
 
 def test_an_in_process_run_the_implementation_ends_is_not_green(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    temporary = tmp_path / "tmp"  # the run's TMPDIR: nothing may stay in it
+    temporary.mkdir()
+    monkeypatch.setenv("TMPDIR", str(temporary))
     adapter = tmp_path / "ends_pytest.py"
     adapter.write_text(
         "import os\n\n\ndef load(path):\n    os._exit(0)\n", encoding="utf-8"
@@ -227,6 +230,8 @@ def test_an_in_process_run_the_implementation_ends_is_not_green(
     )
     assert run.returncode == 3, run.output[-3000:]
     assert "ended with exit status 0 before pytest finished it" in run.output
+    # the load it ended never removed its staging folder: the watcher did
+    assert list(temporary.iterdir()) == []
     # an honest in-process run keeps its own status
     honest = run_suite(
         "reference", "--in-process", "-k", "y_arith_zero_first", tmp_path=tmp_path

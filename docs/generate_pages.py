@@ -440,6 +440,40 @@ def hostile() -> str:
     )
 
 
+# The goal bench/bench_startup.py measures against: `stspec check` / argparse.
+STARTUP_GOAL: Final = 1.2
+
+
+def startup() -> str:
+    """Instruction counts of the start-up commands (bench/results/startup.json)."""
+    record = json.loads(
+        (ROOT / "bench" / "results" / "startup.json").read_text(encoding="utf-8")
+    )
+    counts: dict[str, dict[str, tuple[str, str]]] = {}
+    setting = ""
+    for line in record["output"]:
+        if line.startswith("instructions, "):
+            setting = line.removeprefix("instructions, ").split(" (valgrind")[0]
+        elif setting and line.endswith("x argparse"):
+            name, count, _, ratio, _ = line.strip().rsplit(maxsplit=4)
+            counts.setdefault(name.strip(), {})[setting] = (count, ratio.rstrip("x"))
+        elif not line.strip():
+            setting = ""
+    settings = list(dict.fromkeys(where for row in counts.values() for where in row))
+    rows: list[list[object]] = [
+        [f"`{name}`", *(f"{row[s][0]} M ({row[s][1]}×)" for s in settings)]
+        for name, row in counts.items()
+    ]
+    machine = record["machine"]
+    return (
+        f"`{' '.join(record['command'][1:])}`, {machine['cpus']} × "
+        f"{machine['cpu_model']}, Python {machine['python']}: user-space "
+        "instructions (valgrind's cachegrind), and in brackets the ratio to argparse "
+        f"alone; goal: `stspec check` at most {STARTUP_GOAL:g}× argparse alone.\n\n"
+        + markdown_table(["command", *settings], rows)
+    )
+
+
 def reader_sizes() -> str:
     """The reader's parts in lines and statements (bench/results/reader-sizes.json)."""
     sizes = json.loads(
@@ -541,6 +575,7 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "benchmarks": benchmarks,
     "reader-sizes": reader_sizes,
     "bench-hostile": hostile,
+    "startup": startup,
     "checkout-commands": checkout_commands,
 }
 

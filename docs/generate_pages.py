@@ -7,7 +7,8 @@ A generated part of a Markdown page (README.md or docs/**/*.md) sits between
 ``<!-- generated: NAME -->`` and ``<!-- end: NAME -->``, as lines of their own
 or, for a number inside a sentence, on one line.  NAME is a generator below
 (``rules``, ``suite-options``, ...), ``table PATH`` for a table kept as data in
-docs/data/PATH.json, ``count NAME`` for a number (``COUNTS``), or ``file PATH``
+docs/data/PATH.json, ``count NAME`` for a number (``COUNTS``), ``figure NAME`` for a
+ratio or share computed from data (``FIGURES``), or ``file PATH``
 for a file of the repository shown whole (a workflow the tests lint: GitHub
 shows a page's source, where an include directive is a line of code).  No number on
 a page is typed by hand: scores and the size of the matrix come from
@@ -440,6 +441,118 @@ def hostile() -> str:
     )
 
 
+# A section heading of bench/bench_folder.py: "1. per file, one process: 50
+# files of 144 tensors (16,704-byte headers), ..."; section 2 reuses section 1's folder.
+_FOLDER = re.compile(r"(\d+) files of (\d+) tensors \(([\d,]+)-byte headers\)")
+_PER_FILE = re.compile(r"  (.+?)\s+([\d.]+) ms CPU per file\s+ratio to HF ([\d.]+)x")
+_COMMAND = re.compile(r"  (.+?)\s+wall median\s+([\d.]+) ms .*cpu\s+([\d.]+) ms")
+_SPEED_UP = re.compile(r"speed-up -j (\d+) over -j 1: median ([\d.]+)x")
+
+
+def folder_sections(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The measured sections of a bench/bench_folder.py record, in order."""
+    sections: list[dict[str, Any]] = []
+    section: dict[str, Any] = {}
+    folder = ""
+    for line in record["output"]:
+        if re.match(r"\d\. ", line):
+            if found := _FOLDER.search(line):
+                files, tensors, header = found.groups()
+                count = f"{int(tensors):,} tensor" + "s" * (tensors != "1")
+                folder = f"{files} files of {count} ({header}-byte headers)"
+            section = {"folder": folder, "per_file": "per file" in line, "rows": {}}
+            sections.append(section)
+        elif found := _PER_FILE.match(line):
+            section["rows"][found[1]] = (float(found[2]), found[3])
+        elif found := _COMMAND.match(line):
+            section["rows"][found[1]] = (float(found[2]), float(found[3]))
+        elif found := _SPEED_UP.search(line):
+            section["jobs"], section["speed_up"] = found.groups()
+    return sections
+
+
+def folder_records() -> list[tuple[str, dict[str, Any]]]:
+    """The records of bench/bench_folder.py runs: bench/results/folder-*.json."""
+    return [
+        (path.stem, json.loads(path.read_text(encoding="utf-8")))
+        for path in sorted((ROOT / "bench" / "results").glob("folder-*.json"))
+    ]
+
+
+def _record_line(name: str, record: dict[str, Any]) -> str:
+    machine, load = record["machine"], record["load_average_before"][0]
+    return (
+        f"`{name}`: `{' '.join(record['command'][1:])}`, {machine['cpus']} × "
+        f"{machine['cpu_model']}, Python {machine['python']}, load average {load:.1f}"
+    )
+
+
+def bench_folder() -> str:
+    """Per-file CPU of `check` and HF's header read (bench/results/folder-*.json)."""
+    rows: list[list[object]] = []
+    for name, record in folder_records():
+        for section in folder_sections(record):
+            if not section["per_file"]:
+                continue
+            measured = section["rows"]
+            hf, _ = measured.pop("HF safe_open + keys + metadata")
+            cells = [f"{ms:.3f} ms ({ratio}×)" for ms, ratio in measured.values()]
+            rows.append([section["folder"], f"{hf:.3f} ms", *cells, f"`{name}`"])
+    return markdown_table(
+        [
+            "folder",
+            "HF `safe_open` + `keys()` + `metadata()`",
+            "`check` (`check_file`)",
+            "`stspec.read(mapped=False)`",
+            "record",
+        ],
+        rows,
+    )
+
+
+def bench_folder_commands() -> str:
+    """Whole `stspec check` commands against HF's script (folder-*.json)."""
+    rows: list[list[object]] = []
+    lines = []
+    for name, record in folder_records():
+        lines.append(f"- {_record_line(name, record)}")
+        for section in folder_sections(record):
+            if section["per_file"]:
+                continue
+            jobs, measured = section["jobs"], section["rows"]
+            one_wall, one_cpu = measured["stspec check -j 1"]
+            many_cpu = measured[f"stspec check -j {jobs}"][1]
+            hf_wall, hf_cpu = measured["HF script (safe_open)"]
+            rows.append(
+                [
+                    section["folder"],
+                    f"{one_cpu:,.0f} ms / {one_wall:,.0f} ms",
+                    f"{hf_cpu:,.0f} ms / {hf_wall:,.0f} ms",
+                    f"{one_cpu / hf_cpu:.2f}×; {one_wall / hf_wall:.2f}×",
+                    f"{many_cpu - one_cpu:,.0f} ms ({many_cpu / one_cpu:.2f}×)",
+                    f"{section['speed_up']}×",
+                    f"`{name}`",
+                ]
+            )
+    return (
+        markdown_table(
+            [
+                "folder",
+                "`check -j 1`: CPU / wall",
+                "HF script: CPU / wall",
+                "`-j 1` / HF: CPU; wall",
+                "CPU `-j 2` adds to `-j 1` (ratio)",
+                "speed-up of `-j 2` (wall)",
+                "record",
+            ],
+            rows,
+        )
+        + "\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
 # The goal bench/bench_startup.py measures against: `stspec check` / argparse.
 STARTUP_GOAL: Final = 1.2
 
@@ -555,6 +668,34 @@ def tolerated_cases() -> int:
     return sum(case["verdict"] == "tolerated" for case in manifest["cases"])
 
 
+def _execution_profile() -> tuple[list[int], list[int]]:
+    """The CPU columns of docs/data/fuzz/execution-profile.json.
+
+    Instrumented, then plain; the reader's own four runs are the first rows.
+    """
+    table = json.loads((DATA / "fuzz" / "execution-profile.json").read_text("utf-8"))
+    return [row[1] for row in table["rows"]], [row[2] for row in table["rows"]]
+
+
+def fuzz_reader_share() -> str:
+    """The share of an instrumented execution the reader's own four runs take."""
+    instrumented, _ = _execution_profile()
+    return f"{sum(instrumented[:4]) / sum(instrumented):.0%}".replace("%", " %")
+
+
+def fuzz_instrumentation() -> str:
+    """How much slower atheris's instrumentation makes the reader's four runs."""
+    instrumented, plain = _execution_profile()
+    return f"{sum(instrumented[:4]) / sum(plain[:4]):.1f} ×"
+
+
+# figures (a ratio, a share) a sentence states, as ``<!-- generated: figure NAME -->``
+FIGURES: Final[dict[str, Callable[[], str]]] = {
+    "fuzz reader share": fuzz_reader_share,
+    "fuzz instrumentation": fuzz_instrumentation,
+}
+
+
 # numbers a sentence states, as ``<!-- generated: count NAME -->``
 COUNTS: Final[dict[str, Callable[[], int]]] = {
     "implementations": implementations,
@@ -575,6 +716,8 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "benchmarks": benchmarks,
     "reader-sizes": reader_sizes,
     "bench-hostile": hostile,
+    "bench-folder": bench_folder,
+    "bench-folder-commands": bench_folder_commands,
     "startup": startup,
     "checkout-commands": checkout_commands,
 }
@@ -601,6 +744,8 @@ def generate(name: str) -> str:
         return file_block(name.removeprefix("file "))
     if name.startswith("count "):
         return f"{COUNTS[name.removeprefix('count ')]():,}"
+    if name.startswith("figure "):
+        return FIGURES[name.removeprefix("figure ")]()
     return GENERATORS[name]()
 
 

@@ -69,6 +69,11 @@ def test_the_pages_hold_generated_tables() -> None:
         ("docs/explanation/fuzzing-findings.md", r"\*\*(\d)"),  # a total
         ("docs/explanation/hf-deviations.md", r"holds (\d)"),
         ("docs/reference/rules.md", r"\[KEY-UNIQUE(\])"),
+        (
+            "docs/explanation/check-performance.md",
+            r"ms \((\d)\.\d+\N{MULTIPLICATION SIGN}\)",
+        ),
+        ("docs/howto/fuzz-in-ci.md", r"figure fuzz instrumentation -->(\d)"),
     ],
 )
 def test_a_hand_edit_of_a_generated_table_is_found(page: str, pattern: str) -> None:
@@ -178,6 +183,91 @@ def test_a_generated_number_never_starts_a_line() -> None:
         f"{page.relative_to(ROOT).as_posix()}:{number}"
         for page in GENERATOR.pages()
         for number, line in enumerate(page.read_text("utf-8").splitlines(), 1)
-        if re.match(r"\s*<!-- generated: count ", line)
+        if re.match(r"\s*<!-- generated: (?:count|figure) ", line)
     ]
     assert starts == []
+
+
+# A measured ratio or share typed into a sentence: a decimal before x or the
+# multiplication sign, "2x HF", "five times as long", "40 % of the time".  A
+# formula (64 times H bytes, four times the file's length) or a threshold (at
+# least 98 %) is no measurement and does not match.  What a command prints, in
+# fenced blocks, is held to the command by tests/docs/test_page_commands.py.
+TIMES = "\N{MULTIPLICATION SIGN}"
+_HOW_MANY = r"(?:\d+|two|three|four|five|six|seven|eight|nine|ten)"
+HAND_RATIO = re.compile(
+    r"(?<![\w.])\d+\.\d+\s?[x\N{MULTIPLICATION SIGN}](?!\w)"
+    r"|(?<![\w.])\d+\s?[x\N{MULTIPLICATION SIGN}]\s+(?:HF|faster|slower)\b"
+    rf"|\b{_HOW_MANY}\s+times\s+(?:faster|slower|as\s+(?:long|fast|slow|much|many)"
+    r"|the\s+(?:CPU|time|memory|executions|instructions))\b"
+    r"|(?<![\w.])\d+(?:\.\d+)?\s?%\s+of\s+(?:it|the|its|inputs|CPU)\b",
+    re.IGNORECASE,
+)
+FENCED = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
+
+
+def hand_ratios(text: str) -> list[str]:
+    """Each measured ratio or share stated outside the generated parts."""
+    prose = FENCED.sub("", GENERATOR.REGION.sub("", text))
+    return [" ".join(match.group(0).split()) for match in HAND_RATIO.finditer(prose)]
+
+
+def test_no_page_states_a_measured_ratio_by_hand() -> None:
+    """A ratio comes from a recorded run (bench/results/) or from data (docs/data/)
+    through a generator; typed by hand it goes stale when the code changes."""
+    typed = [
+        f"{page.relative_to(ROOT).as_posix()}: {ratio!r}"
+        for page in GENERATOR.pages()
+        for ratio in hand_ratios(page.read_text(encoding="utf-8"))
+    ]
+    assert typed == [], "generate these from recorded runs: " + "; ".join(typed)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("the docs' 1.41x (unknown members)", ["1.41x"]),
+        (f"makes them 3.9 {TIMES} slower", [f"3.9 {TIMES}"]),
+        ("is 2x HF on one file", ["2x HF"]),
+        ("takes five\ntimes as long", ["five times as long"]),
+        ("costs about three times the CPU of the others", ["three times the CPU"]),
+        ("the costliest inputs take 40 % of the time", ["40 % of the"]),
+        (f"64 {TIMES} H + 3 {TIMES} (L - H) bytes", []),
+        ("plus four times the file's length", []),
+        ("green: at least 98 %", []),
+        ("```\nratio to HF 1.16x\n```\n", []),
+        (
+            f"<!-- generated: a -->\n| 1.16{TIMES} |\n<!-- end: a -->",
+            [],
+        ),
+        (f"<!-- generated: figure x -->4.4 {TIMES}<!-- end: figure x --> slower", []),
+    ],
+)
+def test_a_hand_written_ratio_is_found(text: str, found: list[str]) -> None:
+    assert hand_ratios(text) == found
+
+
+def test_the_folder_tables_hold_every_recorded_ratio() -> None:
+    """Each bench/results/folder-*.json run is parsed whole: a change to what
+    bench/bench_folder.py prints fails here, not as a table missing a row."""
+    records = GENERATOR.folder_records()
+    assert {name for name, _ in records} >= {"folder-shard", "folder-one-tensor"}
+    per_file, commands = GENERATOR.bench_folder(), GENERATOR.bench_folder_commands()
+    for name, record in records:
+        sections = GENERATOR.folder_sections(record)
+        assert [section["per_file"] for section in sections] == [True, False, False]
+        for section in sections[1:]:
+            assert len(section["rows"]) == 3, (name, section)
+            assert f"{section['speed_up']}{TIMES}" in commands
+        printed = [
+            float(ratio)
+            for line in record["output"]
+            for ratio in re.findall(r"ratio to HF ([\d.]+)x", line)
+        ]
+        shown = [
+            float(ratio)
+            for line in per_file.splitlines()
+            if f"`{name}`" in line
+            for ratio in re.findall(rf"\(([\d.]+){TIMES}\)", line)
+        ]
+        assert printed[1:] == shown, name  # the first is HF against itself

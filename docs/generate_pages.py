@@ -662,6 +662,47 @@ def differentials() -> int:
     return len(found(_results()))
 
 
+def _grid() -> dict[str, Any]:
+    """The committed interop grid, results/interop/grid.json."""
+    path = ROOT / "results" / "interop" / "grid.json"
+    grid: dict[str, Any] = json.loads(path.read_text("utf-8"))
+    return grid
+
+
+def interop_grid() -> str:
+    """The interop grid per writer and per reader, from results/interop/grid.json."""
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # matrix/ is a folder of the checkout
+    from matrix.grid_report import overview  # noqa: PLC0415
+
+    return overview(_grid())
+
+
+def grid_writers() -> int:
+    """The interop grid's writers, gold writers included."""
+    return len(_grid()["writers"])
+
+
+def grid_readers() -> int:
+    """The interop grid's readers."""
+    return len(_grid()["readers"])
+
+
+def grid_files() -> int:
+    """The files the interop grid's readers read (every writer's written file)."""
+    return sum(
+        outcome["result"] == "written"
+        for outcomes in _grid()["writers"].values()
+        for outcome in outcomes.values()
+    )
+
+
+def gold_files() -> int:
+    """The archival gold files kept in matrix/gold/ (its manifest's entries)."""
+    manifest = ROOT / "matrix" / "gold" / "manifest.json"
+    return len(json.loads(manifest.read_text("utf-8"))["files"])
+
+
 def tolerated_cases() -> int:
     """The corpus's tolerated (i_) cases."""
     manifest = json.loads((ROOT / "corpus" / "manifest.json").read_text("utf-8"))
@@ -702,6 +743,10 @@ COUNTS: Final[dict[str, Callable[[], int]]] = {
     "differentials": differentials,
     "tolerated cases": tolerated_cases,
     "reader lines": reader_lines,
+    "grid writers": grid_writers,
+    "grid readers": grid_readers,
+    "grid files": grid_files,
+    "gold files": gold_files,
 }
 
 
@@ -720,6 +765,7 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "bench-folder-commands": bench_folder_commands,
     "startup": startup,
     "checkout-commands": checkout_commands,
+    "interop-overview": interop_grid,
 }
 
 

@@ -20,7 +20,9 @@ Everything goes to ``DIR/interop/`` (default ``results/interop/``):
 ``grid.json`` (every cell), ``grid.md`` (the table) and ``files/WRITER/
 REQUEST.safetensors`` (the files, so any cell can be reproduced with
 ``matrix.probe``).  Writers and readers are the rows whose
-``results/NAME.json`` exist; writers are those that declare ``write``.
+``results/NAME.json`` exist; writers are those that declare ``write``, then
+the archival gold files of old writers (``matrix.gold``), each kept writer
+as one more writer named ``gold-WRITER``.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from matrix import envs, probe
+from matrix import envs, gold, probe
 from matrix.grid_judge import FAILURES, Answer, cell, judge
 from matrix.grid_report import markdown
 from matrix.grid_requests import Request, dumps, requests
@@ -345,16 +347,21 @@ def main(argv: list[str] | None = None) -> int:
         for i in IMPLS
         if (c := capabilities(args.results, i.name)) is not None
     }
+    kept = [Writer(name, write) for name, write in gold.writers().items()]
     try:
-        writer_rows = [by_name(n) for n in args.writer] or [
-            i for i in IMPLS if caps.get(i.name, {}).get("write")
-        ]
+        named = [n for n in args.writer if n not in {w.name for w in kept}]
+        writer_rows = (
+            [by_name(n) for n in named]
+            if args.writer
+            else [i for i in IMPLS if caps.get(i.name, {}).get("write")]
+        )
         reader_rows = [by_name(n) for n in args.reader] or [
             i for i in IMPLS if i.name in caps
         ]
     except ValueError as exc:
         parser.error(str(exc))
     writers = [real_writer(i, caps.get(i.name, {})) for i in writer_rows]
+    writers += [w for w in kept if not args.writer or w.name in args.writer]
     readers = [real_reader(i, caps.get(i.name, {})) for i in reader_rows]
     out = args.results / "interop"
     out.mkdir(parents=True, exist_ok=True)

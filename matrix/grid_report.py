@@ -6,7 +6,7 @@ from typing import Any
 
 from matrix.grid_judge import FAILURES
 
-__all__ = ["markdown", "summary"]
+__all__ = ["markdown", "overview", "summary"]
 
 
 def summary(cells: dict[str, dict[str, str]]) -> dict[str, int]:
@@ -39,7 +39,9 @@ def markdown(grid: dict[str, Any]) -> str:
             "files are under `files/WRITER/`). A cell is *same/tried*: the files the "
             "reader loaded exactly as the reference reads them, of those it was asked "
             "to read within its declarations (**bold**: some failed); *+N "
-            "undeclared*: refusals of dtypes it does not declare, not failures."
+            "undeclared*: refusals of dtypes it does not declare, not failures. "
+            "A writer named *gold-WRITER* is the archival files that old writer "
+            "wrote, kept in `matrix/gold/` with their provenance (`manifest.json`)."
         ),
         "",
         # what follows is data (libraries' own messages), not prose
@@ -59,8 +61,9 @@ def markdown(grid: dict[str, Any]) -> str:
             o["result"] != "written" and o.get("undeclared") == "true"
             for o in outcomes.values()
         )
+        # a gold writer's requests with no kept file were never asked of it
         refused = sum(
-            o["result"] != "written" and o.get("undeclared") != "true"
+            o["result"] not in {"written", "not-kept"} and o.get("undeclared") != "true"
             for o in outcomes.values()
         )
         out.append(
@@ -99,3 +102,60 @@ def markdown(grid: dict[str, Any]) -> str:
                     )
     out += ["", "<!-- end: interop-grid -->"]
     return "\n".join(out) + "\n"
+
+
+def _failed(cells: dict[str, dict[str, str]]) -> int:
+    return sum(cell["verdict"] in FAILURES for cell in cells.values())
+
+
+def overview(grid: dict[str, Any]) -> str:
+    """Two small tables for the documentation: per writer, then per reader.
+
+    A reader counts for a writer when it read one of the writer's files the
+    reference reads (a file the reference refuses is the writer's alone).
+    """
+    readers = grid["readers"]
+    lines = [
+        (
+            "| writer | files written | the writer's fault | readers that loaded "
+            "each file as the reference does | readers with a failed cell |"
+        ),
+        "|---|---|---|---|---|",
+    ]
+    for writer, outcomes in grid["writers"].items():
+        row = grid["cells"].get(writer, {})
+        written = sum(o["result"] == "written" for o in outcomes.values())
+        faults = sum(bool(o.get("fault")) for o in outcomes.values())
+        judged = [
+            r
+            for r in readers
+            if any(c["verdict"] != "writer-fault" for c in row.get(r, {}).values())
+        ]
+        failing = [r for r in judged if _failed(row[r])]
+        loaded = f"{len(judged) - len(failing)} of {len(judged)}" if judged else ""
+        lines.append(
+            f"| {writer} | {written} | {faults} | {loaded} | {', '.join(failing)} |"
+        )
+    lines += [
+        "",
+        (
+            "| reader | same | failed | refused, undeclared dtype | "
+            "writers whose files it failed on |"
+        ),
+        "|---|---|---|---|---|",
+    ]
+    for reader in readers:
+        counts: dict[str, int] = {}
+        failing = []
+        for writer, row in grid["cells"].items():
+            its = summary(row.get(reader, {}))
+            for verdict, count in its.items():
+                counts[verdict] = counts.get(verdict, 0) + count
+            if any(its.get(v) for v in FAILURES):
+                failing.append(writer)
+        failed = sum(counts.get(v, 0) for v in FAILURES)
+        lines.append(
+            f"| {reader} | {counts.get('same', 0)} | {failed} | "
+            f"{counts.get('refused-declared', 0)} | {', '.join(failing)} |"
+        )
+    return "\n".join(lines) + "\n"

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from matrix import envs, grid
+from matrix import envs, gold, grid
 from matrix.grid_requests import requests
 from matrix.impls import IMPLS, by_name
 
@@ -39,7 +39,8 @@ if TYPE_CHECKING:
 
 __all__ = ["main", "merge", "read_shard", "write_shard"]
 
-_ROWS: Final = tuple(impl.name for impl in IMPLS)
+# the rows, then the writers whose gold files are kept (``matrix.gold``)
+_ROWS: Final = tuple(impl.name for impl in IMPLS) + tuple(gold.writers())
 
 
 def write_shard(writer: grid.Writer, shard: Path) -> None:
@@ -204,7 +205,8 @@ def _listing(results: Path) -> dict[str, list[str]]:
         if (found := grid.capabilities(results, impl.name)) is not None
     }
     return {
-        "writers": [name for name, found in caps.items() if found.get("write")],
+        "writers": [name for name, found in caps.items() if found.get("write")]
+        + list(gold.writers()),
         "readers": list(caps),
     }
 
@@ -234,7 +236,10 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(_listing(args.rows)))
         return 0
     try:
-        if args.phase == "write" and args.writer:
+        kept = gold.writers()
+        if args.phase == "write" and args.writer in kept:
+            write_shard(grid.Writer(args.writer, kept[args.writer]), args.results)
+        elif args.phase == "write" and args.writer:
             impl = by_name(args.writer)
             write_shard(
                 grid.real_writer(impl, _caps(args.rows, impl.name)), args.results

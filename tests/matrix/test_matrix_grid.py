@@ -11,7 +11,7 @@ from typing import Any
 
 import grid_fakes as fake
 import pytest
-from matrix import envs, grid, grid_judge, grid_writer
+from matrix import envs, grid, grid_judge, grid_report, grid_writer
 from matrix.grid_requests import dumps, requests
 
 import stspec
@@ -191,3 +191,19 @@ def test_the_python_writer_sorts_what_a_save_did_in_process(tmp_path: Path) -> N
         "f16.safetensors",
         "ok.safetensors",
     ]
+
+
+def test_the_overview_blames_no_reader_for_a_writer_whose_files_break_the_spec(
+    result: dict[str, Any],
+) -> None:
+    lines = {
+        line.split(" | ")[0].removeprefix("| "): line
+        for line in grid_report.overview(result).splitlines()
+    }
+    everything = len(requests())
+    assert lines["junk"] == f"| junk | {everything} | {everything} |  |  |"
+    assert lines["good"] == (
+        f"| good | {everything} | 0 | 4 of 6 | drops-metadata, no-f64 |"
+    )
+    assert lines["reorders"].startswith(f"| reorders | {2 * everything} | 0 | 0 |")
+    assert lines["no-f64-declared"].endswith("| 0 | 2 |  |")

@@ -8,7 +8,8 @@ A generated part of a Markdown page (README.md or docs/**/*.md) sits between
 or, for a number inside a sentence, on one line.  NAME is a generator below
 (``rules``, ``suite-options``, ...), ``table PATH`` for a table kept as data in
 docs/data/PATH.json, ``count NAME`` for a number (``COUNTS``), ``figure NAME`` for a
-ratio or share computed from data (``FIGURES``), or ``file PATH``
+ratio or share computed from data (``FIGURES``), ``output NAME`` for what a run
+recorded in bench/results/NAME.json printed, or ``file PATH``
 for a file of the repository shown whole (a workflow the tests lint: GitHub
 shows a page's source, where an include directive is a line of code).  No number on
 a page is typed by hand: scores and the size of the matrix come from
@@ -782,12 +783,29 @@ def file_block(path: str) -> str:
     return f"```{language}\n{source.read_text(encoding='utf-8')}```\n"
 
 
+def record_output(name: str) -> str:
+    """What a recorded run printed (bench/results/NAME.json), as a text block."""
+    path = (ROOT / "bench" / "results" / f"{name}.json").resolve()
+    if not path.is_relative_to(ROOT / "bench" / "results"):
+        raise ValueError(f"output {name}: not a record of bench/results/")
+    record = json.loads(path.read_text(encoding="utf-8"))
+    lines = [line for line in record["output"] if line.strip()]
+    machine = record["machine"]
+    return (
+        f"`{' '.join(record['command'][1:])}`, {machine['cpus']} × "
+        f"{machine['cpu_model']}, Python {machine['python']}:\n\n"
+        "```text\n" + "\n".join(lines) + "\n```\n"
+    )
+
+
 def generate(name: str) -> str:
     """The text of the generated part NAME."""
     if name.startswith("table "):
         return data_table(name.removeprefix("table "))
     if name.startswith("file "):
         return file_block(name.removeprefix("file "))
+    if name.startswith("output "):
+        return record_output(name.removeprefix("output "))
     if name.startswith("count "):
         return f"{COUNTS[name.removeprefix('count ')]():,}"
     if name.startswith("figure "):

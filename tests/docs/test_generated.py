@@ -74,6 +74,7 @@ def test_the_pages_hold_generated_tables() -> None:
             r"ms \((\d)\.\d+\N{MULTIPLICATION SIGN}\)",
         ),
         ("docs/howto/fuzz-in-ci.md", r"figure fuzz instrumentation -->(\d)"),
+        ("docs/explanation/reference-reader.md", r"SIGKILL\s+x(\d)"),
     ],
 )
 def test_a_hand_edit_of_a_generated_table_is_found(page: str, pattern: str) -> None:

@@ -41,8 +41,36 @@ def _as_answer(request: Request) -> Answer:
     }
 
 
+def _extent(path: Path, infos: Sequence[stspec.TensorInfo]) -> dict[str, int]:
+    """How far a valid file reaches, by the name of each limit a reader may declare.
+
+    The declarable implementation limits of SPEC 1.6, measured as the suite
+    measures them: only on a file the reference has read.
+    """
+    dims = [dim for info in infos for dim in info.shape]
+    with path.open("rb") as file:
+        header = int.from_bytes(file.read(8), "little")
+    return {
+        "max_file_size": path.stat().st_size,
+        "max_header_size": header,
+        "max_tensor_size": max((info.nbytes for info in infos), default=0),
+        "max_tensors": len(infos),
+        "max_name_length": max(
+            (len(i.name.encode("utf-8", "surrogatepass")) for i in infos), default=0
+        ),
+        "max_rank": max((len(info.shape) for info in infos), default=0),
+        "max_dimension": max(dims, default=0),
+        "max_number": max(
+            [*dims, *(v for i in infos for v in (i.begin, i.end))], default=0
+        ),
+    }
+
+
 def judge(path: Path, request: Request) -> tuple[str, Answer | None]:
-    """What the reference reads from a written file: (the writer's fault or "", it)."""
+    """What the reference reads from a written file: (the writer's fault or "", it).
+
+    What it read also holds the file's ``extent`` (see ``_extent``).
+    """
     try:
         with stspec.read(path, mapped=False) as st:
             truth: Answer = {
@@ -52,6 +80,7 @@ def judge(path: Path, request: Request) -> tuple[str, Answer | None]:
                     name: [info.dtype, list(info.shape), _digest(st.tensor_bytes(name))]
                     for name, info in st.tensors.items()
                 },
+                "extent": _extent(path, list(st.tensors.values())),
             }
     except stspec.SafetensorsError as exc:
         return f"wrote an invalid file: {exc}", None
@@ -111,7 +140,8 @@ def cell(
     """One reader's verdict on one good file: ``{"verdict", "detail"}``.
 
     ``truth`` is what the reference read from the file; ``caps`` the reader's
-    declaration (a refusal of a dtype outside ``read_dtypes`` is no failure).
+    declaration (a refusal of a dtype outside ``read_dtypes``, or of a file
+    beyond a limit it declares, is no failure).
     """
     if answer is None:
         return {"verdict": "crashed", "detail": "no answer"}
@@ -132,6 +162,17 @@ def cell(
                 "verdict": "refused-declared",
                 "detail": f"declares no {outside}: {reason}",
             }
+        if beyond := _beyond(truth.get("extent") or {}, caps):
+            return {"verdict": "refused-declared", "detail": f"{beyond}: {reason}"}
         return {"verdict": "refused", "detail": reason}
     verdict = result if result in {"hung", "invalid-output"} else "crashed"
     return {"verdict": verdict, "detail": scrub(str(answer.get("error") or ""))[:300]}
+
+
+def _beyond(extent: dict[str, int], caps: dict[str, Any]) -> str:
+    """The first limit ``caps`` declares that the file goes beyond ("" if none)."""
+    for key, size in extent.items():
+        limit = caps.get(key)
+        if isinstance(limit, int) and size > limit:
+            return f"declares {key} {limit:,} (this file: {size:,})"
+    return ""

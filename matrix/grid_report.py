@@ -39,7 +39,8 @@ def markdown(grid: dict[str, Any]) -> str:
             "files are under `files/WRITER/`). A cell is *same/tried*: the files the "
             "reader loaded exactly as the reference reads them, of those it was asked "
             "to read within its declarations (**bold**: some failed); *+N "
-            "undeclared*: refusals of dtypes it does not declare, not failures. "
+            "undeclared*: refusals of dtypes it does not declare, or beyond limits it "
+            "declares, not failures. "
             "A writer named *gold-WRITER* is the archival files that old writer "
             "wrote, kept in `matrix/gold/` with their provenance (`manifest.json`)."
         ),
@@ -139,7 +140,7 @@ def overview(grid: dict[str, Any]) -> str:
     lines += [
         "",
         (
-            "| reader | same | failed | refused, undeclared dtype | "
+            "| reader | same | failed | refused, outside its declaration | "
             "writers whose files it failed on |"
         ),
         "|---|---|---|---|---|",

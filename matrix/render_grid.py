@@ -61,9 +61,12 @@ def grid_html(grid: dict[str, Any] | None) -> list[str]:
         rows.append(f"<tr><th>{html.escape(writer)}{mark}</th>{cells}</tr>")
     intro = (
         "<p>Each cell: the files the reader loaded exactly as the strict reference "
-        "reads them, of those within its declared dtypes; <small>+N</small>: "
-        "refusals of dtypes it does not declare (no failure). A file that breaks the "
-        "spec is its writer's fault and counts in no reader's cell. Hover a red cell "
+        "reads them, of those within its declared dtypes and limits; "
+        "<small>+N</small>: refusals of dtypes it does not declare or of files "
+        "beyond limits it declares (no failure). A file that breaks the spec is "
+        "its writer's fault and counts in no reader's cell. Writers named "
+        "gold-WRITER are archival files old writers wrote (matrix/gold/). "
+        "Hover a red cell "
         f'for what failed; every cell and file: <a href="{GRID_URL}">'
         "interop/grid.md</a>.</p>"
     )

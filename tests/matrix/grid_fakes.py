@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "flips_a_byte",
     "good",
+    "int32_dimensions",
     "no_f64",
     "no_metadata",
     "reader",
@@ -106,4 +107,10 @@ def no_metadata(answer: dict[str, Any]) -> dict[str, Any]:
 def no_f64(answer: dict[str, Any]) -> dict[str, Any]:
     if any(t[0] == "F64" for t in answer["tensors"].values()):
         return {"result": "rejected", "error": "F64 is not supported"}
+    return answer
+
+
+def int32_dimensions(answer: dict[str, Any]) -> dict[str, Any]:
+    if any(d > 2**31 - 1 for t in answer["tensors"].values() for d in t[1]):
+        return {"result": "rejected", "error": "dimension does not fit int32"}
     return answer

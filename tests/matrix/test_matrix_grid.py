@@ -37,6 +37,8 @@ def result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         fake.reader("no-metadata-declared", fake.no_metadata, metadata=False),
         fake.reader("no-f64-declared", fake.no_f64, read_dtypes=["F32", "U8"]),
         fake.reader("no-f64", fake.no_f64),
+        fake.reader("int32-declared", fake.int32_dimensions, max_dimension=2**31 - 1),
+        fake.reader("int32", fake.int32_dimensions),
     ]
     out = tmp_path_factory.mktemp("interop")
     return grid.run_grid(writers, readers, out) | {"out": str(out)}
@@ -86,6 +88,22 @@ def test_a_refusal_outside_the_declared_dtypes_is_no_failure(
     )
     cell = result["cells"]["good"]["no-f64"]["dtype-F64"]
     assert (cell["verdict"], cell["detail"]) == ("refused", "F64 is not supported")
+
+
+def test_a_refusal_beyond_a_declared_limit_is_no_failure(
+    result: dict[str, Any],
+) -> None:
+    cell = result["cells"]["good"]["int32-declared"]["exact-integers"]
+    assert cell == {
+        "verdict": "refused-declared",
+        "detail": "declares max_dimension 2,147,483,647 (this file: "
+        "18,446,744,073,709,551,615): dimension does not fit int32",
+    }
+    assert set(_verdicts(result, "good", "int32-declared").values()) == {
+        "same",
+        "refused-declared",
+    }
+    assert _verdicts(result, "good", "int32")["exact-integers"] == "refused"
 
 
 def test_the_grid_is_kept_as_json_a_table_and_the_files(result: dict[str, Any]) -> None:
@@ -203,7 +221,7 @@ def test_the_overview_blames_no_reader_for_a_writer_whose_files_break_the_spec(
     everything = len(requests())
     assert lines["junk"] == f"| junk | {everything} | {everything} |  |  |"
     assert lines["good"] == (
-        f"| good | {everything} | 0 | 4 of 6 | drops-metadata, no-f64 |"
+        f"| good | {everything} | 0 | 5 of 8 | drops-metadata, no-f64, int32 |"
     )
     assert lines["reorders"].startswith(f"| reorders | {2 * everything} | 0 | 0 |")
     assert lines["no-f64-declared"].endswith("| 0 | 2 |  |")

@@ -285,7 +285,11 @@ _LANGUAGES: Final = {
     ".mjs": ("js", "node"),
     ".go": ("go", "go run"),
     ".java": ("java", "java -cp 'lib/*'"),
+    ".rs": ("rust", "cargo run --release --quiet --"),
 }
+# Rust has no single-file runner: the reproducer is the main.rs of the cargo
+# project its row's install lines make, run by the project, not by its name
+_PROJECT_RUN: Final = frozenset({".rs"})
 
 
 def script_of(hand: dict[str, Any], kind: str) -> str | None:
@@ -302,6 +306,8 @@ def _script(hand: dict[str, Any], kind: str = "") -> tuple[str, str, str]:
     path = envs.REPO / "matrix" / "repro" / name
     text = path.read_text("utf-8")
     language, runner = _LANGUAGES.get(path.suffix, ("python", "python"))
+    if path.suffix in _PROJECT_RUN:
+        return text, language, runner
     return text, language, f"{runner} {path.name}"
 
 

@@ -181,7 +181,9 @@ def test_a_kind_with_its_own_reproducer_uses_it() -> None:
 
 def test_a_report_shows_the_own_reproducer_in_its_finding() -> None:
     hands = tomllib.loads(findings.DATA.read_text("utf-8"))
-    named = {n: h for n, h in hands.items() if "scripts" in h}
+    # a row added before its first run has no results and no report yet
+    run = {p.stem for p in (REPO / "results").glob("*.json")}
+    named = {n: h for n, h in hands.items() if "scripts" in h and n in run}
     assert named
     for name in named:
         text = (REPO / "results" / "findings" / f"{name}.md").read_text("utf-8")
@@ -265,3 +267,45 @@ def test_no_findings_report_holds_a_machine_path_or_wrapper_frame() -> None:
     for report in reports:
         found = _MACHINE.findall(report.read_text("utf-8"))
         assert found == [], (report.name, found)
+
+
+def test_a_rust_reproducer_is_run_by_its_cargo_project() -> None:
+    """A .rs file has no runner of its own: the report runs the project's binary."""
+    hands = tomllib.loads(findings.DATA.read_text("utf-8"))
+    rust = {n: h for n, h in hands.items() if h["script"].endswith(".rs")}
+    assert rust
+    for name, hand in rust.items():
+        text, language, run = findings._script(hand)
+        assert language == "rust"
+        assert run == "cargo run --release --quiet --", name
+        assert "fn main()" in text
+        # its install lines make the project the reproducer is copied into
+        assert f"cp ../{hand['script']} src/main.rs" in hand["install"], name
+    go = findings._script({"script": "open_go_syft.go"})
+    assert go[1:] == ("go", "go run open_go_syft.go")
+
+
+def test_a_reproducer_the_check_cannot_run_is_skipped_by_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Go or Rust program is never handed to Python and judged by what failed."""
+    assert findings_check.can_run("open_x.py")
+    assert findings_check.can_run("open_x.mjs")
+    assert findings_check.can_run("open_x.java")
+    assert not findings_check.can_run("open_x.rs")
+    assert not findings_check.can_run("open_x.go")
+    record = {
+        "implementation": {"name": "aprender"},
+        "cases": {"n_prefix_n_u64_max": {"ok": False, "outcome": "crashed"}},
+    }
+
+    def never(argv: list[str], **_: object) -> None:
+        raise AssertionError(f"ran {argv}")
+
+    monkeypatch.setattr("matrix.findings_check.load_results", lambda _f: [record])
+    monkeypatch.setattr(envs, "env_dir", lambda _name: tmp_path)
+    monkeypatch.setattr(subprocess, "run", never)
+    assert findings_check.check(["aprender"]) == 0
+    assert capsys.readouterr().out == (
+        "aprender: skipped, open_aprender.rs is not a reproducer it runs\n"
+    )

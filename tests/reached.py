@@ -1,21 +1,22 @@
-"""Check that a test run executed code in every module of the project's packages.
+"""Check that a test run imported every module of the project's packages.
 
-Run: python tests/reached.py [DATA]   (DATA: a coverage data file, default .coverage)
+Run: STSPEC_REACHED=FOLDER pytest -n 2; python tests/reached.py FOLDER
 
-.ci/run measures the fast tier (``pytest -n 2``) with coverage of every package
-and runs this: a module that no fast test imports and runs fails it, listed by
-path.  The slow tier then only adds whole program runs of code the fast tier
-already reaches.  Exit status: 0 when every module ran, 1 otherwise.
+With ``STSPEC_REACHED`` set, every test process of the run writes the files of
+the modules it imported into FOLDER (tests/conftest.py).  .ci/run does so for
+the fast tier (``pytest -n 2``) and runs this: a module that no fast test
+process imports (and so runs) fails it, listed by path.  The slow tier then
+only adds whole program runs of code the fast tier already reaches.  Importing
+runs a module's body, as coverage would count it; recording imports instead of
+tracing every line of every package leaves coverage to ``reference/`` alone.
+Exit status: 0 when every module was imported, 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from pathlib import Path
-
-import coverage
 
 ROOT = Path(__file__).resolve().parents[1]
 # The packages, and their folders no test process imports: the suite's own test
@@ -40,42 +41,32 @@ def modules() -> list[Path]:
     return found
 
 
-def imported_at_start() -> set[Path]:
-    """The modules pytest imports in every process before coverage starts.
-
-    The suite's pytest11 entry point loads with pytest itself, ahead of
-    pytest-cov, so the module-level code of what it imports runs unmeasured.
-    """
-    before = set(sys.modules)
-    importlib.import_module("stspec_conformance._entry")
-    files = (
-        getattr(sys.modules[name], "__file__", None)
-        for name in set(sys.modules) - before
-    )
-    return {Path(file).resolve() for file in files if file}
+def imported(folder: Path) -> set[Path]:
+    """The module files the run's processes recorded in ``folder``."""
+    found: set[Path] = set()
+    for record in folder.glob("*.txt"):
+        found |= {Path(line) for line in record.read_text("utf-8").splitlines() if line}
+    return found
 
 
-def unreached(data_file: Path) -> list[Path]:
-    """The modules with no line executed in the run ``data_file`` recorded."""
-    data = coverage.CoverageData(basename=str(data_file))
-    data.read()
-    ran = {Path(name).resolve() for name in data.measured_files() if data.lines(name)}
-    ran |= imported_at_start()
+def unreached(folder: Path) -> list[Path]:
+    """The modules no process of the run recorded in ``folder`` imported."""
+    ran = imported(folder)
     return [path for path in modules() if path.resolve() not in ran]
 
 
 def main() -> int:
     """Print the modules the run did not reach; exit 1 if there is one."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("data", nargs="?", type=Path, default=Path(".coverage"))
+    parser.add_argument("folder", type=Path, help="the run's STSPEC_REACHED")
     args = parser.parse_args()
-    if not args.data.is_file():
-        parser.error(f"no coverage data at {args.data}")
-    missing = unreached(args.data)
+    if not any(args.folder.glob("*.txt")):
+        parser.error(f"no recorded imports in {args.folder}")
+    missing = unreached(args.folder)
     total = len(modules())
     for path in missing:
         sys.stderr.write(f"not reached: {path.relative_to(ROOT)}\n")
-    sys.stdout.write(f"{total - len(missing)} of {total} modules reached\n")
+    sys.stdout.write(f"{total - len(missing)} of {total} modules imported\n")
     return 1 if missing else 0
 
 

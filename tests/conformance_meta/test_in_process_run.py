@@ -2,9 +2,9 @@
 
 The slow tier runs the suite as users do, in a subprocess per run.  These two
 small runs keep the suite's own modules (the plugin, its fixtures, checks,
-properties, reports and baselines) in the fast tier, where coverage sees them
-(tests/reached.py).  The plugin puts the hypothesis profile back when a run
-ends, so runs in one process leave each other alone.
+properties, reports and baselines) imported by the fast tier (tests/reached.py).
+The plugin puts the hypothesis profile back when a run ends, so runs in one
+process leave each other alone.
 """
 
 from __future__ import annotations

@@ -19,8 +19,11 @@ whether the library, called directly, still does what the report observed:
 It checks the other side too: each case ``not_the_library`` records as the
 wrapper's doing is given to the library directly, and the record holds only
 if the library accepts the file within the case's CPU-time limit.  Rows
-whose reproducer is a Go or Rust program are skipped, said by name: those
-are built as a module or cargo project first (see their reports).  Not part
+whose reproducer is a Rust program are skipped, said by name: it is built
+as a cargo project first (see their reports).  A Go reproducer is built in
+the row's own module (its pinned ``go.mod`` and ``go.sum`` under the
+environment folder) and its crash is Go's ``panic:`` or ``fatal error:``
+line.  Not part
 of CI: it needs the implementations installed.
 """
 
@@ -30,6 +33,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -76,10 +80,13 @@ _IN_DETAIL: Final = re.compile(
     rf"(?:\(|it said: |stderr: |Exception in thread \"main\" )({_NAME})\b"
 )
 _LIMIT: Final = re.compile(r"more than (?:its )?([\d.]+) s of CPU time")
-# reproducers this check knows how to run: a Go or Rust one needs its
-# module or cargo project built first, and run as Python it would fail for
-# reasons that say nothing about the library
-_RUNNERS: Final = frozenset({".py", ".mjs", ".java"})
+# reproducers this check knows how to run: a Rust one needs a cargo project
+# built first, and run as Python it would fail for reasons that say nothing
+# about the library
+_RUNNERS: Final = frozenset({".py", ".mjs", ".java", ".go"})
+# how a Go program dies of a panic or a runtime error (an out-of-memory
+# included): the first line of its stderr, before the goroutine dump
+_GO_CRASH: Final = re.compile(r"^(?:panic|fatal error): .*$", re.MULTILINE)
 
 
 def can_run(script: str) -> bool:
@@ -128,8 +135,44 @@ def raised_name(stderr: str) -> str:
     return _short(names[-1] if python else names[0])
 
 
-def _command(name: str, script: Path, file: Path) -> tuple[list[str], dict[str, str]]:
+def go_binary(name: str, script: Path, tmp: str) -> Path:
+    """The Go reproducer built in the row's module, as its wrapper was.
+
+    The row's ``go.mod`` and ``go.sum`` (``matrix/build/go_module.sh`` copied
+    them beside the wrapper) pin every module, and ``-mod=readonly`` with no
+    proxy builds from exactly those, already in the module cache.  Built once
+    per run; a failed build raises ``CalledProcessError``.
+    """
+    work = Path(tmp) / f"go-{name}-{script.stem}"
+    binary = work / "repro"
+    if binary.exists():
+        return binary
+    work.mkdir(parents=True, exist_ok=True)
+    source = envs.env_dir(name) / "src"
+    for pinned in ("go.mod", "go.sum"):
+        shutil.copyfile(source / pinned, work / pinned)
+    shutil.copyfile(script, work / "main.go")
+    env = {**os.environ, "GOFLAGS": "-mod=readonly", "GOPROXY": "off"}
+    subprocess.run(  # noqa: S603 - our own script, the go toolchain
+        ["go", "build", "-trimpath", "-o", str(binary), "."],  # noqa: S607
+        cwd=work,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return binary
+
+
+def _command(
+    name: str, script: Path, file: Path, tmp: str = ""
+) -> tuple[list[str], dict[str, str]]:
     env = dict(os.environ)
+    if script.suffix == ".go":
+        return [
+            str(go_binary(name, script, tmp or tempfile.gettempdir())),
+            str(file),
+        ], env
     if script.suffix == ".mjs":
         env["STSPEC_MATRIX_ENV"] = str(envs.env_dir(name))
         return ["node", str(script), str(file)], env
@@ -162,26 +205,48 @@ def _cpu_limit(got: dict[str, Any]) -> float:
     return float(found.group(1)) if found else float(_DEFAULT_CPU_S)
 
 
+def _crashed(
+    got: dict[str, Any],
+    run: subprocess.CompletedProcess[str],
+    probed: dict[str, Any] | None,
+    *,
+    native: bool,
+) -> tuple[bool, str]:
+    """Whether the run died as the recorded crash or exception did."""
+    go = _GO_CRASH.search(run.stderr) if native else None
+    if go:  # a Go panic or runtime error: its first stderr line says which
+        return run.returncode != 0, go.group(0)
+    if run.returncode < 0:  # a signal: the recorded crash names it
+        died = signal.Signals(-run.returncode).name
+        return died in str(got.get("crash", "")), f"killed by {died}"
+    wanted, raised = recorded_name(got, probed), raised_name(run.stderr)
+    said = f"raised {raised or 'nothing named'} (recorded: {wanted or '?'})"
+    return run.returncode != 0 and bool(wanted) and raised == wanted, said
+
+
 def _verdict(
     finding: Finding,
     got: dict[str, Any],
     run: subprocess.CompletedProcess[str],
     probed: dict[str, Any] | None = None,
+    *,
+    native: bool = False,
 ) -> tuple[bool, str]:
-    """Whether the reproducer's run shows the finding, and what it said."""
+    """Whether the reproducer's run shows the finding, and what it said.
+
+    ``native``: a Go program, whose crash is a ``panic:`` or ``fatal
+    error:`` line rather than an exception's name.
+    """
     out = run.stdout.strip().splitlines()
     last_err = (run.stderr.strip().splitlines() or [""])[-1]
     last = (out or [last_err])[-1]
     kind = finding.kind.key
     if kind in {"crash", "exception"}:
-        if run.returncode < 0:  # a signal: the recorded crash names it
-            died = signal.Signals(-run.returncode).name
-            return died in str(got.get("crash", "")), f"killed by {died}"
-        wanted, raised = recorded_name(got, probed), raised_name(run.stderr)
-        said = f"raised {raised or 'nothing named'} (recorded: {wanted or '?'})"
-        return run.returncode != 0 and bool(wanted) and raised == wanted, said
+        return _crashed(got, run, probed, native=native)
     if kind == "resource":
-        failed = run.returncode != 0 and re.search(r"alloc|Memory", run.stderr)
+        failed = run.returncode != 0 and re.search(
+            r"alloc|Memory|out of memory", run.stderr
+        )
         return bool(failed), last_err
     if kind == "hang":
         stopped = run.returncode in {-signal.SIGXCPU, -signal.SIGKILL}
@@ -225,7 +290,7 @@ def _children_cpu() -> float:
 def _startup(name: str, script: Path, tmp: str) -> float:
     """CPU seconds the reproducer takes on a small valid file."""
     file = materialise(_BASELINE_CASE, tmp)
-    command, env = _command(name, script, file)
+    command, env = _command(name, script, file, tmp)
     before = _children_cpu()
     _run(command, env, _limiter(None, None))
     file.unlink()
@@ -267,20 +332,21 @@ class _Checker:
         memory = memory_limit(self.name) if kind == "resource" and not own else None
         cpu = _cpu_limit(got) + self._startup(script) if kind == "hang" else None
         file = materialise(case["id"], self.tmp)
-        command, env = _command(self.name, script, file)
+        command, env = _command(self.name, script, file, self.tmp)
         run = _run(command, env, _limiter(memory, cpu), cpu)
         file.unlink()
         if isinstance(run, str):
             ok, said = False, run
         else:
-            ok, said = _verdict(finding, got, run, probed)
+            native = script.suffix == ".go"
+            ok, said = _verdict(finding, got, run, probed, native=native)
         self._say(ok, kind, case["id"], ("reproduces", "DOES NOT REPRODUCE"), said)
 
     def not_the_library(self, case_id: str, got: dict[str, Any]) -> None:
         script = self._script("")
         cpu = _cpu_limit(got) + self._startup(script)
         file = materialise(case_id, self.tmp)
-        command, env = _command(self.name, script, file)
+        command, env = _command(self.name, script, file, self.tmp)
         run = _run(command, env, _limiter(None, cpu), cpu)
         file.unlink()
         if isinstance(run, str):
@@ -318,12 +384,17 @@ def check(names: list[str]) -> int:
             cases = result.get("cases", {})
             excluded = hand.get("not_the_library", {})
             probed = result.get("probe", {})
-            for finding in findings_of(result, manifest, excluded):
-                first = finding.cases[0]["id"]
-                checker.finding(finding, cases[first], probed.get(first) or {})
-            for case_id in excluded:
-                if case_id in cases and case_id in manifest:
-                    checker.not_the_library(case_id, cases[case_id])
+            try:
+                for finding in findings_of(result, manifest, excluded):
+                    first = finding.cases[0]["id"]
+                    checker.finding(finding, cases[first], probed.get(first) or {})
+                for case_id in excluded:
+                    if case_id in cases and case_id in manifest:
+                        checker.not_the_library(case_id, cases[case_id])
+            except subprocess.CalledProcessError as built:  # go build said why
+                said = (str(built.stderr).strip().splitlines() or ["?"])[-1]
+                print(f"{name}: {hand['script']} does not build: {said[:160]}")
+                checker.failures += 1
             failures += checker.failures
     return failures
 

@@ -288,12 +288,12 @@ def test_a_rust_reproducer_is_run_by_its_cargo_project() -> None:
 def test_a_reproducer_the_check_cannot_run_is_skipped_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A Go or Rust program is never handed to Python and judged by what failed."""
+    """A Rust program is never handed to Python and judged by what failed."""
     assert findings_check.can_run("open_x.py")
     assert findings_check.can_run("open_x.mjs")
     assert findings_check.can_run("open_x.java")
+    assert findings_check.can_run("open_x.go")
     assert not findings_check.can_run("open_x.rs")
-    assert not findings_check.can_run("open_x.go")
     record = {
         "implementation": {"name": "aprender"},
         "cases": {"n_prefix_n_u64_max": {"ok": False, "outcome": "crashed"}},
@@ -309,3 +309,68 @@ def test_a_reproducer_the_check_cannot_run_is_skipped_by_name(
     assert capsys.readouterr().out == (
         "aprender: skipped, open_aprender.rs is not a reproducer it runs\n"
     )
+
+
+_GO_PANIC: Final = (
+    "panic: runtime error: makeslice: len out of range\n\n"
+    "goroutine 1 [running]:\nmain.main()\n\tmain.go:30 +0x1d\nexit status 2\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "code", "err", "native", "reproduces"),
+    [
+        # a Go panic or runtime error is its first stderr line, not a name
+        ("crash", 2, _GO_PANIC, True, True),
+        ("crash", 2, "fatal error: concurrent map writes\n\ngoroutine 7", True, True),
+        # the same text from a Python program names no exception: not confirmed
+        ("crash", 2, _GO_PANIC, False, False),
+        # fixed upstream: the Go program refuses the file with its own error
+        ("crash", 1, "open: invalid header length\n", True, False),
+        ("resource", 2, "fatal error: runtime: out of memory\n\ngoroutine 1", True,
+         True),
+    ],
+)  # fmt: skip
+def test_a_go_reproducer_crashes_by_its_panic_line(
+    kind: str, code: int, err: str, native: bool, reproduces: bool
+) -> None:
+    finding = findings.Finding(
+        next(k for k in findings.KINDS if k.key == kind), ({"id": "c"},)
+    )
+    run = subprocess.CompletedProcess(["repro"], code, "", err)
+    got = {"detail": "crashed (exit status 2): x", "crash": "exit status 2"}
+    verdict = findings_check._verdict(finding, got, run, native=native)
+    assert verdict[0] is reproduces
+    if reproduces and kind == "crash":
+        assert verdict[1] == err.splitlines()[0]
+
+
+def test_a_go_reproducer_is_built_in_the_rows_pinned_module(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """go.mod and go.sum from the row's set-up, the script as main.go, no proxy."""
+    row = tmp_path / "env"
+    (row / "src").mkdir(parents=True)
+    (row / "src" / "go.mod").write_text("module w\n\nrequire x v1.2.3\n")
+    (row / "src" / "go.sum").write_text("x v1.2.3 h1:abc=\n")
+    script = REPO / "matrix" / "repro" / "open_go_syft.go"
+    builds: list[tuple[list[str], Path, dict[str, str]]] = []
+
+    def build(argv: list[str], *, cwd: Path, env: dict[str, str], **_: object) -> None:
+        builds.append((argv, cwd, env))
+        (cwd / "repro").write_text("binary")
+
+    monkeypatch.setattr(envs, "env_dir", lambda _name: row)
+    monkeypatch.setattr(subprocess, "run", build)
+    scratch = tmp_path / "scratch"
+    binary = findings_check.go_binary("go-syft", script, str(scratch))
+    assert binary == findings_check.go_binary("go-syft", script, str(scratch))
+    ((argv, cwd, env),) = builds  # built once, then reused
+    assert argv[:2] == ["go", "build"]
+    assert binary == cwd / "repro"
+    assert (env["GOFLAGS"], env["GOPROXY"]) == ("-mod=readonly", "off")
+    assert (cwd / "main.go").read_text() == script.read_text()
+    for pinned in ("go.mod", "go.sum"):
+        assert (cwd / pinned).read_text() == (row / "src" / pinned).read_text()
+    command, _env = findings_check._command("go-syft", script, Path("f"), str(scratch))
+    assert command == [str(binary), "f"]

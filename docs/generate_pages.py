@@ -616,9 +616,10 @@ def reader_lines() -> int:
 def checkout_commands() -> str:
     """The checkout commands, with the durations measured (docs/data/timings.json).
 
-    Wall time depends on what else the machine runs; CPU time (user + system of
-    the command and its children) much less, so both are shown, with the load
-    when other work shared the cores.
+    docs/measure_timings.py writes the file.  Wall time depends on what else
+    the machine runs; CPU time (user + system of the command and its
+    children) much less, so both are shown, CPU first, with the load when
+    other work shared the cores.
     """
     timings = json.loads((DATA / "timings.json").read_text(encoding="utf-8"))
     cores = timings["machine"]["cpus"]
@@ -635,7 +636,7 @@ def checkout_commands() -> str:
         )
         lines += [
             entry["command"],
-            f"    # measured: {wall:.1f} min, {cpu:.1f} min of it CPU, on {where}",
+            f"    # {cpu:.1f} min of CPU time, {wall:.1f} min of wall time on {where}",
         ]
     return "```sh\n" + "\n".join(lines) + "\n```\n"
 

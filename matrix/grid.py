@@ -10,7 +10,8 @@ so a reader is never blamed for the writer):
 
 ``same``             loaded the same tensor names, dtypes, shapes, bytes (where
                      the reader gives bytes) and metadata (where it reads it)
-``refused-declared`` refused a file holding a dtype it does not declare, or
+``refused-declared`` refused (or raised its runtime's exception on) a file holding a
+                     dtype it does not declare, or
                      going beyond a limit it declares (``max_dimension``, ...):
                      not a failure
 ``refused``          refused a valid file within its declarations

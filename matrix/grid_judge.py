@@ -140,8 +140,10 @@ def cell(
     """One reader's verdict on one good file: ``{"verdict", "detail"}``.
 
     ``truth`` is what the reference read from the file; ``caps`` the reader's
-    declaration (a refusal of a dtype outside ``read_dtypes``, or of a file
-    beyond a limit it declares, is no failure).
+    declaration.  A file holding a dtype outside ``read_dtypes``, or beyond a
+    limit the reader declares, is outside its declaration: refusing it is no
+    failure, nor is an exception its runtime raised on it (as the suite
+    judges one); a process that died or hung on it still failed.
     """
     if answer is None:
         return {"verdict": "crashed", "detail": "no answer"}
@@ -153,20 +155,33 @@ def cell(
             if differed
             else {"verdict": "same", "detail": ""}
         )
+    error = scrub(str(answer.get("error") or ""))[:300]
+    outside = _outside(request, truth, caps)
     if result == "rejected":
-        reason = scrub(str(answer.get("error") or ""))[:300]
-        declared = caps.get("read_dtypes")
-        if declared is not None and not request.dtypes <= set(declared):
-            outside = ", ".join(sorted(request.dtypes - set(declared)))
-            return {
-                "verdict": "refused-declared",
-                "detail": f"declares no {outside}: {reason}",
-            }
-        if beyond := _beyond(truth.get("extent") or {}, caps):
-            return {"verdict": "refused-declared", "detail": f"{beyond}: {reason}"}
-        return {"verdict": "refused", "detail": reason}
+        if outside:
+            return {"verdict": "refused-declared", "detail": f"{outside}: {error}"}
+        return {"verdict": "refused", "detail": error}
+    if result == "crashed" and outside and _raised(error):
+        return {"verdict": "refused-declared", "detail": f"{outside}: raised {error}"}
     verdict = result if result in {"hung", "invalid-output"} else "crashed"
-    return {"verdict": verdict, "detail": scrub(str(answer.get("error") or ""))[:300]}
+    return {"verdict": verdict, "detail": error}
+
+
+# how matrix.probe words a process that died rather than raised
+_DIED: Final = ("killed by signal", "exit status")
+
+
+def _raised(error: str) -> bool:
+    """Whether a crash is an exception the reader's runtime raised and caught."""
+    return bool(error) and not error.startswith(_DIED)
+
+
+def _outside(request: Request, truth: Answer, caps: dict[str, Any]) -> str:
+    """How the file lies outside the reader's declaration ("" if it does not)."""
+    declared = caps.get("read_dtypes")
+    if declared is not None and not request.dtypes <= set(declared):
+        return f"declares no {', '.join(sorted(request.dtypes - set(declared)))}"
+    return _beyond(truth.get("extent") or {}, caps)
 
 
 def _beyond(extent: dict[str, int], caps: dict[str, Any]) -> str:

@@ -106,6 +106,36 @@ def test_a_refusal_beyond_a_declared_limit_is_no_failure(
     assert _verdicts(result, "good", "int32")["exact-integers"] == "refused"
 
 
+def _crashes_on_f64(error: str) -> Any:
+    def change(answer: dict[str, Any]) -> dict[str, Any]:
+        if any(t[0] == "F64" for t in answer["tensors"].values()):
+            return {"result": "crashed", "error": error}
+        return answer
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("error", "declares", "verdict"),
+    [
+        ("KeyError: 'F64'", ["F32", "U8"], "refused-declared"),
+        ("KeyError: 'F64'", None, "crashed"),
+        ("killed by signal 11: ", ["F32", "U8"], "crashed"),
+        ("exit status 2: panic: F64", ["F32", "U8"], "crashed"),
+    ],
+)
+def test_only_an_exception_raised_outside_the_declaration_is_no_failure(
+    tmp_path: Path, error: str, declares: list[str] | None, verdict: str
+) -> None:
+    caps = {} if declares is None else {"read_dtypes": declares}
+    reader = fake.reader("r", _crashes_on_f64(error), **caps)
+    done = grid.run_grid([fake.writer("w", fake.good)], [reader], tmp_path)
+    cell = done["cells"]["w"]["r"]["dtype-F64"]
+    assert cell["verdict"] == verdict
+    assert cell["detail"].endswith(error)
+    assert done["cells"]["w"]["r"]["dtype-F32"]["verdict"] == "same"
+
+
 def test_the_grid_is_kept_as_json_a_table_and_the_files(result: dict[str, Any]) -> None:
     out = Path(result["out"])
     saved = json.loads((out / "grid.json").read_text())

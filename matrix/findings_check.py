@@ -247,7 +247,9 @@ def _verdict(
         failed = run.returncode != 0 and re.search(
             r"alloc|Memory|out of memory", run.stderr
         )
-        return bool(failed), last_err
+        # a Go runtime error's first line, not the goroutine dump's last
+        go = _GO_CRASH.search(run.stderr) if native else None
+        return bool(failed), go.group(0) if go else last_err
     if kind == "hang":
         stopped = run.returncode in {-signal.SIGXCPU, -signal.SIGKILL}
         return stopped, "stopped at the CPU-time limit" if stopped else last

@@ -8,7 +8,12 @@ A generated part of a Markdown page (README.md or docs/**/*.md) sits between
 or, for a number inside a sentence, on one line.  NAME is a generator below
 (``rules``, ``suite-options``, ...), ``table PATH`` for a table kept as data in
 docs/data/PATH.json, ``count NAME`` for a number (``COUNTS``), ``figure NAME`` for a
-ratio or share computed from data (``FIGURES``), ``output NAME`` for what a run
+ratio or share computed from data (``FIGURES``); from the rows of results/*.json,
+``count cases OUTCOMES ROW`` and ``count failed ROW`` for how often a row had an
+outcome class (``crashed,exception``: either) or failed, ``rows OUTCOMES [CASE]``
+and ``rows raising EXCEPTION CASE`` for the rows that did, ``outcome ROW CASE`` for
+one row's class and ``loaded CASE`` for what the accepting rows loaded, grouped;
+``output NAME`` for what a run
 recorded in bench/results/NAME.json printed, or ``file PATH``
 for a file of the repository shown whole (a workflow the tests lint: GitHub
 shows a page's source, where an include directive is a line of code).  No number on
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import importlib
 import json
 import os
 import re
@@ -664,6 +670,149 @@ def differentials() -> int:
     return len(found(_results()))
 
 
+def _matrix_module(name: str) -> Any:  # noqa: ANN401  # a module of matrix/
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))  # matrix/ is a folder of the checkout
+    return importlib.import_module(f"matrix.{name}")
+
+
+def _valid_cases() -> list[dict[str, Any]]:
+    """The corpus's valid (y_) cases, from its manifest."""
+    manifest = json.loads((ROOT / "corpus" / "manifest.json").read_text("utf-8"))
+    return [case for case in manifest["cases"] if case["verdict"] == "valid"]
+
+
+def _valid_differentials() -> list[tuple[str, list[str]]]:
+    """(case, rows that loaded other than it states) per valid-file differential."""
+    right = _matrix_module("render_diff").as_stated(_valid_cases())
+    found = _matrix_module("render_diff").differentials(_results())
+    return [
+        (case_id, [name for names, answer in groups if not right(case_id, answer)
+                   for name in names])
+        for case_id, _, groups in found
+        if any(right(case_id, answer) for _, answer in groups)
+    ]  # fmt: skip
+
+
+def valid_differentials() -> int:
+    """The differentials on valid files (a group loaded what the file states)."""
+    return len(_valid_differentials())
+
+
+def valid_differential_rows() -> str:
+    """Each valid-file differential with the rows that loaded something else."""
+    return "; ".join(
+        f"`{case_id}` ({_names(rows)})" for case_id, rows in _valid_differentials()
+    )
+
+
+def _names(names: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``; ``none`` for no name."""
+    if not names:
+        return "none"
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _outcome_words(words: str) -> set[str]:
+    """Outcome classes written ``crashed,exception``; an unknown word stops."""
+    wanted = set(words.split(","))
+    if unknown := wanted - set(OUTCOMES):
+        raise KeyError(f"unknown outcome {', '.join(sorted(unknown))}")
+    return wanted
+
+
+def _case_of(row: dict[str, Any], case_id: str) -> dict[str, Any]:
+    """A row's record of one corpus case; a case no row ran is a typo, and stops."""
+    if not any(case_id in other["cases"] for other in _results()):
+        raise KeyError(f"no row ran the corpus case {case_id}")
+    case: dict[str, Any] = row["cases"].get(case_id, {})
+    return case
+
+
+def case_rows(spec: str) -> str:
+    """``rows OUTCOMES [CASE]``: the rows with one of OUTCOMES on CASE (or any case).
+
+    ``rows raising NAME CASE``: the rows whose record of CASE names the
+    exception NAME (whatever outcome class it was given).
+    """
+    words = spec.split()
+    if words[0] == "raising":
+        name, case_id = words[1:]
+        return _names([
+            row["implementation"]["name"]
+            for row in _results()
+            if f"({name})" in _case_of(row, case_id).get("detail", "")
+        ])  # fmt: skip
+    wanted = _outcome_words(words[0])
+    if len(words) == 1:
+        return _names([
+            row["implementation"]["name"]
+            for row in _results()
+            if any(case["outcome"] in wanted for case in row["cases"].values())
+        ])  # fmt: skip
+    (case_id,) = words[1:]
+    return _names([
+        row["implementation"]["name"]
+        for row in _results()
+        if _case_of(row, case_id).get("outcome") in wanted
+    ])  # fmt: skip
+
+
+def case_count(spec: str) -> int:
+    """``cases OUTCOMES ROW``: the corpus cases on which ROW had one of OUTCOMES."""
+    words, row_name = spec.split()
+    wanted = _outcome_words(words)
+    (row,) = [r for r in _results() if r["implementation"]["name"] == row_name]
+    return sum(case["outcome"] in wanted for case in row["cases"].values())
+
+
+def case_outcome(spec: str) -> str:
+    """``outcome ROW CASE``: the outcome class ROW recorded for a corpus case."""
+    row_name, case_id = spec.split()
+    (row,) = [r for r in _results() if r["implementation"]["name"] == row_name]
+    return str(_case_of(row, case_id).get("outcome", "not run"))
+
+
+def failed(row_name: str) -> int:
+    """``failed ROW``: the corpus cases and suite tests ROW failed."""
+    (row,) = [r for r in _results() if r["implementation"]["name"] == row_name]
+    records = [*row["cases"].values(), *row["tests"].values()]
+    return sum(not record["ok"] for record in records)
+
+
+def _shown(answer: dict[str, Any]) -> str:
+    """What a reader loaded: each tensor's name (escaped), dtype and shape."""
+    tensors = answer.get("tensors") or {}
+    return (
+        "; ".join(
+            f"{name!a} {dtype}[{', '.join(str(dim) for dim in shape)}]"
+            for name, (dtype, shape, _) in tensors.items()
+        )
+        or "no tensors"
+    )
+
+
+def loaded(case_id: str) -> str:
+    """``loaded CASE``: what the rows that accept CASE load, grouped."""
+    differs = _matrix_module("probe").differs
+    found: list[tuple[list[str], dict[str, Any]]] = []
+    for row in _results():
+        answer = row.get("probe", {}).get(case_id) or {}
+        if answer.get("result") != "accepted":
+            continue
+        name = row["implementation"]["name"]
+        same = next((names for names, a in found if not differs(a, answer)), None)
+        if same is None:
+            found.append(([name], answer))
+        else:
+            same.append(name)
+    if not found:
+        return "no row accepts it"
+    return "; ".join(
+        f"`{_shown(answer)}` in {_names(names)}" for names, answer in found
+    )
+
+
 def _grid() -> dict[str, Any]:
     """The committed interop grid, results/interop/grid.json."""
     path = ROOT / "results" / "interop" / "grid.json"
@@ -743,6 +892,7 @@ FIGURES: Final[dict[str, Callable[[], str]]] = {
 COUNTS: Final[dict[str, Callable[[], int]]] = {
     "implementations": implementations,
     "differentials": differentials,
+    "valid differentials": valid_differentials,
     "tolerated cases": tolerated_cases,
     "reader lines": reader_lines,
     "grid writers": grid_writers,
@@ -768,6 +918,7 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "startup": startup,
     "checkout-commands": checkout_commands,
     "interop-overview": interop_grid,
+    "valid-differential-rows": valid_differential_rows,
 }
 
 
@@ -799,18 +950,27 @@ def record_output(name: str) -> str:
     )
 
 
+# parts whose marker carries an argument, ``PREFIX ARGUMENT``; a longer prefix
+# comes before its start ("count cases" before "count")
+PARAMETERISED: Final[dict[str, Callable[[str], str]]] = {
+    "table": data_table,
+    "file": file_block,
+    "output": record_output,
+    "count cases": lambda spec: f"{case_count(spec):,}",
+    "count failed": lambda spec: f"{failed(spec):,}",
+    "count": lambda spec: f"{COUNTS[spec]():,}",
+    "figure": lambda spec: FIGURES[spec](),
+    "rows": case_rows,
+    "outcome": case_outcome,
+    "loaded": loaded,
+}
+
+
 def generate(name: str) -> str:
     """The text of the generated part NAME."""
-    if name.startswith("table "):
-        return data_table(name.removeprefix("table "))
-    if name.startswith("file "):
-        return file_block(name.removeprefix("file "))
-    if name.startswith("output "):
-        return record_output(name.removeprefix("output "))
-    if name.startswith("count "):
-        return f"{COUNTS[name.removeprefix('count ')]():,}"
-    if name.startswith("figure "):
-        return FIGURES[name.removeprefix("figure ")]()
+    for prefix, make in PARAMETERISED.items():
+        if name.startswith(f"{prefix} "):
+            return make(name.removeprefix(f"{prefix} "))
     return GENERATORS[name]()
 
 

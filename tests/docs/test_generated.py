@@ -179,12 +179,12 @@ def test_the_count_of_implementations_is_the_rows_that_ran() -> None:
 
 def test_a_generated_number_never_starts_a_line() -> None:
     """Markdown reads a line that starts with ``<!--`` as a block of raw HTML,
-    which would cut the sentence around a generated number in two."""
+    which would cut the sentence around a generated number or list in two."""
     starts = [
         f"{page.relative_to(ROOT).as_posix()}:{number}"
         for page in GENERATOR.pages()
         for number, line in enumerate(page.read_text("utf-8").splitlines(), 1)
-        if re.match(r"\s*<!-- generated: (?:count|figure) ", line)
+        if re.match(r"\s*<!-- generated: [^>]+ -->.", line)  # inline, not a block
     ]
     assert starts == []
 
@@ -272,3 +272,118 @@ def test_the_folder_tables_hold_every_recorded_ratio() -> None:
             for ratio in re.findall(rf"\(([\d.]+){TIMES}\)", line)
         ]
         assert printed[1:] == shown, name  # the first is HF against itself
+
+
+# A count of what the matrix's rows did, typed into a sentence: "Six of them are
+# valid files", "9 corpus files crash it", "five corpus files run it out of ...".
+# A count of a file's own bytes or entries (1,000 tensors, a 10-byte file) is a
+# fact about the corpus and does not match.
+_RESULT_NUMBER = r"(?:\d[\d,]*|" + "|".join(NUMBER_WORDS) + r")"
+HAND_RESULT_COUNT = re.compile(
+    rf"(?<![\w.-]){_RESULT_NUMBER}\s+of\s+them\s+(?:are|is|crash|load|fail)\b"
+    rf"|(?<![\w.-]){_RESULT_NUMBER}\s+(?:corpus\s+|valid\s+|invalid\s+)?"
+    r"(?:files|cases)\s+(?:crash|run|load|fail|hang|time|go|are\s+(?:rejected|"
+    r"accepted|refused))",
+    re.IGNORECASE,
+)
+
+
+def hand_result_counts(text: str) -> list[str]:
+    """Each count of the matrix's outcomes stated outside the generated parts."""
+    prose = FENCED.sub("", GENERATOR.REGION.sub("", text))
+    return [
+        " ".join(match.group(0).split()) for match in HAND_RESULT_COUNT.finditer(prose)
+    ]
+
+
+def test_no_page_counts_outcomes_by_hand() -> None:
+    """How many files a row crashes on or rejects comes from results/*.json
+    (``count cases OUTCOMES ROW``, ``count valid differentials``), never typed."""
+    typed = [
+        f"{page.relative_to(ROOT).as_posix()}: {phrase!r}"
+        for page in GENERATOR.pages()
+        for phrase in hand_result_counts(page.read_text(encoding="utf-8"))
+    ]
+    assert typed == [], "generate these from results/*.json: " + "; ".join(typed)
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("list is on the page. Six of them are valid files", ["Six of them are"]),
+        ("(9 corpus files crash it: the only", ["9 corpus files crash"]),
+        ("and five corpus\nfiles run it out of memory", ["five corpus files run"]),
+        ("1,000 tensors aliasing the same 1,000 bytes", []),
+        ("a 10-byte file makes it ask for 1 GiB", []),
+        ("two files with the same content", []),
+        (
+            (
+                "(<!-- generated: count cases crashed x -->9<!-- end: count cases "
+                "crashed x --> corpus files crash it"
+            ),
+            [],
+        ),
+    ],
+)
+def test_a_hand_written_outcome_count_is_found(text: str, found: list[str]) -> None:
+    assert hand_result_counts(text) == found
+
+
+def _row(
+    name: str, cases: dict[str, str], probe: dict[str, object]
+) -> dict[str, object]:
+    return {
+        "implementation": {"name": name},
+        "cases": {
+            case: {"outcome": outcome, "ok": outcome in {"accepted", "rejected"}}
+            for case, outcome in cases.items()
+        },
+        "tests": {"test_a": {"outcome": "rejected", "ok": False}},
+        "probe": probe,
+    }
+
+
+def test_row_lists_and_counts_follow_the_outcome_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lists and counts a sentence shows are computed from each row's
+    outcome classes: a row added, or its outcome renamed, changes the page."""
+    rows = [
+        _row("a", {"n_x": "crashed", "n_y": "exception"}, {}),
+        _row("b", {"n_x": "exception", "n_y": "accepted"}, {}),
+        _row("c", {"n_x": "fail-open", "n_y": "resource"}, {}),
+    ]
+    monkeypatch.setattr(GENERATOR, "_results", lambda: rows)
+    assert GENERATOR.generate("rows crashed") == "a"
+    assert GENERATOR.generate("rows crashed,exception n_x") == "a and b"
+    assert GENERATOR.generate("rows exception") == "a and b"
+    assert GENERATOR.generate("rows fail-open n_x") == "c"
+    assert GENERATOR.generate("rows hung") == "none"
+    assert GENERATOR.generate("count cases exception a") == "1"
+    assert GENERATOR.generate("count cases crashed,exception a") == "2"
+    assert GENERATOR.generate("outcome c n_y") == "resource"
+    assert GENERATOR.generate("count failed b") == "2"  # n_x and test_a
+    rows.append(_row("d", {"n_x": "crashed"}, {}))
+    assert GENERATOR.generate("rows crashed n_x") == "a and d"
+    with pytest.raises(KeyError, match="unknown outcome"):
+        GENERATOR.generate("rows crash n_x")  # not an outcome class
+    with pytest.raises(KeyError, match="n_z"):
+        GENERATOR.generate("rows crashed n_z")  # no row ran it
+
+
+def test_what_rows_load_is_grouped_from_their_probe_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def answer(shape: list[object]) -> dict[str, object]:
+        return {"result": "accepted", "tensors": {"a": ["F32", shape, None]}}
+
+    rows = [
+        _row("p", {"n_x": "accepted"}, {"n_x": answer([2])}),
+        _row("q", {"n_x": "accepted"}, {"n_x": answer([])}),
+        _row("r", {"n_x": "accepted"}, {"n_x": answer([2])}),
+        _row("s", {"n_x": "rejected"}, {"n_x": {"result": "rejected"}}),
+    ]
+    monkeypatch.setattr(GENERATOR, "_results", lambda: rows)
+    assert (
+        GENERATOR.generate("loaded n_x") == "`'a' F32[2]` in p and r; `'a' F32[]` in q"
+    )

@@ -109,6 +109,13 @@ def _failed(cells: dict[str, dict[str, str]]) -> int:
     return sum(cell["verdict"] in FAILURES for cell in cells.values())
 
 
+def _names(names: list[str]) -> str:
+    """Up to five names; more as the first three and how many others."""
+    if len(names) <= 5:
+        return ", ".join(names)
+    return f"{', '.join(names[:3])} and {len(names) - 3} more"
+
+
 def overview(grid: dict[str, Any]) -> str:
     """Two small tables for the documentation: per writer, then per reader.
 
@@ -135,7 +142,7 @@ def overview(grid: dict[str, Any]) -> str:
         failing = [r for r in judged if _failed(row[r])]
         loaded = f"{len(judged) - len(failing)} of {len(judged)}" if judged else ""
         lines.append(
-            f"| {writer} | {written} | {faults} | {loaded} | {', '.join(failing)} |"
+            f"| {writer} | {written} | {faults} | {loaded} | {_names(failing)} |"
         )
     lines += [
         "",
@@ -157,6 +164,6 @@ def overview(grid: dict[str, Any]) -> str:
         failed = sum(counts.get(v, 0) for v in FAILURES)
         lines.append(
             f"| {reader} | {counts.get('same', 0)} | {failed} | "
-            f"{counts.get('refused-declared', 0)} | {', '.join(failing)} |"
+            f"{counts.get('refused-declared', 0)} | {_names(failing)} |"
         )
     return "\n".join(lines) + "\n"

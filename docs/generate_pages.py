@@ -10,7 +10,8 @@ or, for a number inside a sentence, on one line.  NAME is a generator below
 docs/data/PATH.json, ``count NAME`` for a number (``COUNTS``), ``figure NAME`` for a
 ratio or share computed from data (``FIGURES``); from the rows of results/*.json,
 ``count cases OUTCOMES ROW`` and ``count failed ROW`` for how often a row had an
-outcome class (``crashed,exception``: either) or failed, ``rows OUTCOMES [CASE]``
+outcome class (``crashed,exception``: either; ``resource:reserved``: one memory
+kind) or failed, ``rows OUTCOMES [CASE]``
 and ``rows raising EXCEPTION CASE`` for the rows that did, ``outcome ROW CASE`` for
 one row's class and ``loaded CASE`` for what the accepting rows loaded, grouped;
 ``output NAME`` for what a run
@@ -38,7 +39,7 @@ import stspec
 from stspec.audit.cli import parser as cli_parser
 from stspec_conformance._capabilities import Capabilities
 from stspec_conformance._options import pytest_addoption
-from stspec_conformance._outcomes import OUTCOMES
+from stspec_conformance._outcomes import MEMORY_KINDS, OUTCOMES
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -714,11 +715,22 @@ def _names(names: list[str]) -> str:
 
 
 def _outcome_words(words: str) -> set[str]:
-    """Outcome classes written ``crashed,exception``; an unknown word stops."""
+    """Outcome classes written ``crashed,exception``; an unknown word stops.
+
+    ``resource:reserved`` (or ``resident``) is one memory kind of ``resource``.
+    """
     wanted = set(words.split(","))
-    if unknown := wanted - set(OUTCOMES):
-        raise KeyError(f"unknown outcome {', '.join(sorted(unknown))}")
+    for word in wanted:
+        outcome, _, memory = word.partition(":")
+        if outcome not in OUTCOMES or (memory and memory not in MEMORY_KINDS):
+            raise KeyError(f"unknown outcome {word}")
     return wanted
+
+
+def _had(record: dict[str, Any], wanted: set[str]) -> bool:
+    """Whether a case's record has one of the outcome words."""
+    outcome = record.get("outcome")
+    return outcome in wanted or f"{outcome}:{record.get('memory')}" in wanted
 
 
 def _case_of(row: dict[str, Any], case_id: str) -> dict[str, Any]:
@@ -748,13 +760,13 @@ def case_rows(spec: str) -> str:
         return _names([
             row["implementation"]["name"]
             for row in _results()
-            if any(case["outcome"] in wanted for case in row["cases"].values())
+            if any(_had(case, wanted) for case in row["cases"].values())
         ])  # fmt: skip
     (case_id,) = words[1:]
     return _names([
         row["implementation"]["name"]
         for row in _results()
-        if _case_of(row, case_id).get("outcome") in wanted
+        if _had(_case_of(row, case_id), wanted)
     ])  # fmt: skip
 
 
@@ -763,7 +775,7 @@ def case_count(spec: str) -> int:
     words, row_name = spec.split()
     wanted = _outcome_words(words)
     (row,) = [r for r in _results() if r["implementation"]["name"] == row_name]
-    return sum(case["outcome"] in wanted for case in row["cases"].values())
+    return sum(_had(case, wanted) for case in row["cases"].values())
 
 
 def case_outcome(spec: str) -> str:

@@ -207,20 +207,30 @@ HAND_RATIO = re.compile(
 FENCED = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 
 
+def _in_prose(pattern: re.Pattern[str], text: str) -> list[str]:
+    """Each match of pattern outside the generated parts and fenced blocks."""
+    prose = FENCED.sub("", GENERATOR.REGION.sub("", text))
+    return [" ".join(match.group(0).split()) for match in pattern.finditer(prose)]
+
+
+def _on_pages(pattern: re.Pattern[str]) -> list[str]:
+    """``page: 'phrase'`` for each match of pattern in the prose of every page."""
+    return [
+        f"{page.relative_to(ROOT).as_posix()}: {phrase!r}"
+        for page in GENERATOR.pages()
+        for phrase in _in_prose(pattern, page.read_text(encoding="utf-8"))
+    ]
+
+
 def hand_ratios(text: str) -> list[str]:
     """Each measured ratio or share stated outside the generated parts."""
-    prose = FENCED.sub("", GENERATOR.REGION.sub("", text))
-    return [" ".join(match.group(0).split()) for match in HAND_RATIO.finditer(prose)]
+    return _in_prose(HAND_RATIO, text)
 
 
 def test_no_page_states_a_measured_ratio_by_hand() -> None:
     """A ratio comes from a recorded run (bench/results/) or from data (docs/data/)
     through a generator; typed by hand it goes stale when the code changes."""
-    typed = [
-        f"{page.relative_to(ROOT).as_posix()}: {ratio!r}"
-        for page in GENERATOR.pages()
-        for ratio in hand_ratios(page.read_text(encoding="utf-8"))
-    ]
+    typed = _on_pages(HAND_RATIO)
     assert typed == [], "generate these from recorded runs: " + "; ".join(typed)
 
 
@@ -290,20 +300,13 @@ HAND_RESULT_COUNT = re.compile(
 
 def hand_result_counts(text: str) -> list[str]:
     """Each count of the matrix's outcomes stated outside the generated parts."""
-    prose = FENCED.sub("", GENERATOR.REGION.sub("", text))
-    return [
-        " ".join(match.group(0).split()) for match in HAND_RESULT_COUNT.finditer(prose)
-    ]
+    return _in_prose(HAND_RESULT_COUNT, text)
 
 
 def test_no_page_counts_outcomes_by_hand() -> None:
     """How many files a row crashes on or rejects comes from results/*.json
     (``count cases OUTCOMES ROW``, ``count valid differentials``), never typed."""
-    typed = [
-        f"{page.relative_to(ROOT).as_posix()}: {phrase!r}"
-        for page in GENERATOR.pages()
-        for phrase in hand_result_counts(page.read_text(encoding="utf-8"))
-    ]
+    typed = _on_pages(HAND_RESULT_COUNT)
     assert typed == [], "generate these from results/*.json: " + "; ".join(typed)
 
 
@@ -353,6 +356,7 @@ def test_row_lists_and_counts_follow_the_outcome_words(
         _row("b", {"n_x": "exception", "n_y": "accepted"}, {}),
         _row("c", {"n_x": "fail-open", "n_y": "resource"}, {}),
     ]
+    rows[2]["cases"]["n_y"]["memory"] = "reserved"  # type: ignore[index]
     monkeypatch.setattr(GENERATOR, "_results", lambda: rows)
     assert GENERATOR.generate("rows crashed") == "a"
     assert GENERATOR.generate("rows crashed,exception n_x") == "a and b"
@@ -363,10 +367,15 @@ def test_row_lists_and_counts_follow_the_outcome_words(
     assert GENERATOR.generate("count cases crashed,exception a") == "2"
     assert GENERATOR.generate("outcome c n_y") == "resource"
     assert GENERATOR.generate("count failed b") == "2"  # n_x and test_a
+    assert GENERATOR.generate("count cases resource:reserved c") == "1"
+    assert GENERATOR.generate("count cases resource:resident c") == "0"
+    assert GENERATOR.generate("rows resource:reserved") == "c"
     rows.append(_row("d", {"n_x": "crashed"}, {}))
     assert GENERATOR.generate("rows crashed n_x") == "a and d"
     with pytest.raises(KeyError, match="unknown outcome"):
         GENERATOR.generate("rows crash n_x")  # not an outcome class
+    with pytest.raises(KeyError, match="unknown outcome"):
+        GENERATOR.generate("rows resource:virtual n_y")  # not a memory kind
     with pytest.raises(KeyError, match="n_z"):
         GENERATOR.generate("rows crashed n_z")  # no row ran it
 

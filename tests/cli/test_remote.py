@@ -851,3 +851,13 @@ def test_no_request_starts_past_the_deadline(endpoint: str) -> None:
     assert refused.value.strerror == (
         "the run took longer than 0.01 s, its limit (--deadline)"
     )
+
+
+def test_the_capped_header_reader_closes_what_it_reads() -> None:
+    from stspec.audit import remote  # noqa: PLC0415 - its private reader
+
+    raw = io.BytesIO(b"HTTP/1.1 200 OK\r\n")
+    capped = remote._CappedLines(io.BufferedReader(raw), 64)
+    assert capped.readline() == b"HTTP/1.1 200 OK\r\n"
+    capped.close()
+    assert raw.closed

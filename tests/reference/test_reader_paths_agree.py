@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import struct
+from typing import TYPE_CHECKING
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,9 @@ from stfiles import entry, file_from, file_of
 
 import stspec
 from stspec.reader.pipeline import check
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DTYPES = [dtype.name for dtype in stspec.DTYPES]
 MUST = {rule.id: rule.level == "MUST" for rule in stspec.RULES}
@@ -428,6 +432,8 @@ def _run(members: list[str], after: str = "") -> bytes:
 
 _PLAIN = [f'"k{i}":{i % 3}' for i in range(150)]
 _SAME = [f'"k{i}":0' for i in range(150)]
+_NON_ASCII = [f'"\u00e9{i}":0' for i in range(150)]
+_NON_ASCII_CONTROL = [f'"\u00e9{i}\x01":0' for i in range(150)]
 
 
 # Runs of unknown members an entry holds, as the shortcuts take them in bulk
@@ -593,6 +599,12 @@ def test_escaped_metadata_values_agree(data: bytes, limit: int | None) -> None:
         pytest.param(_run([*_SAME[:60], '"k":1', *_SAME[60:]]), id="same-but-one"),
         pytest.param(_run([*_SAME[:60], '"k\x01":0', *_SAME[60:]]), id="same-control"),
         pytest.param(_run([f'"k{i}" : 0 ' for i in range(150)]), id="same-spaced"),
+        pytest.param(_run([f'"k{i}":\t0' for i in range(150)]), id="same-tabbed"),
+        pytest.param(_run([*_SAME[:4], '"k3":0', *_SAME[4:]]), id="same-in-a-group"),
+        pytest.param(_run(_NON_ASCII), id="same-non-ascii"),
+        pytest.param(_run(_NON_ASCII_CONTROL), id="same-non-ascii-control"),
+        pytest.param(_run([*_SAME, '"k":1']), id="same-but-last"),
+        pytest.param(_run([' "k0":0', *_SAME[1:]]), id="same-after-a-space"),
     ],
 )
 @pytest.mark.parametrize("limit", [1, None])
@@ -612,3 +624,24 @@ def test_runs_split_in_small_chunks_agree(
     ]
     assert fast.omitted == plain.omitted
     check_agreement(data)
+
+
+def test_a_header_is_read_where_madvise_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # the pages of a large header are given back only where the platform
+    # can; elsewhere the file is read all the same
+    import mmap  # noqa: PLC0415 - the module whose constant is removed
+
+    monkeypatch.delattr(mmap, "MADV_DONTNEED", raising=False)
+    value = "x" * (1 << 20)
+    header = json.dumps(
+        {
+            "__metadata__": {"k": value},
+            "t": {"dtype": "U8", "shape": [1], "data_offsets": [0, 1]},
+        }
+    )
+    path = tmp_path / "big.safetensors"
+    path.write_bytes(file_of(header, b"x"))
+    with stspec.read(path) as file:
+        assert file.metadata == {"k": value}

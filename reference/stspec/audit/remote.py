@@ -151,7 +151,7 @@ class _Response(http.client.HTTPResponse):
             super().begin()
         finally:
             # None: the answer was closed (an error, or nothing to read).
-            if self.fp is not None:
+            if self.fp is not None:  # pragma: no branch - closed on no path here
                 self.fp = self._raw
 
 

@@ -16,6 +16,17 @@ def _record(folder: Path, name: str, files: list[Path]) -> None:
     (folder / name).write_text(text, encoding="utf-8")
 
 
+def _reached(folder: Path) -> subprocess.CompletedProcess[str]:
+    """Run tests/reached.py on ``folder`` as CI does."""
+    return subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "reached.py"), str(folder)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
 def test_a_module_no_process_recorded_is_unreached(tmp_path: Path) -> None:
     every = reached.modules()
     assert len(every) > 100
@@ -29,34 +40,16 @@ def test_a_module_no_process_recorded_is_unreached(tmp_path: Path) -> None:
 def test_the_command_names_the_module_and_fails(tmp_path: Path) -> None:
     every = reached.modules()
     _record(tmp_path, "main-1.txt", every[1:])
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "reached.py"), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _reached(tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"not reached: {every[0].relative_to(ROOT)}" in done.stderr
     _record(tmp_path, "main-1.txt", every)
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "reached.py"), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _reached(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert f"{len(every)} of {len(every)} modules imported" in done.stdout
 
 
 def test_an_empty_folder_is_a_usage_error(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, str(ROOT / "tests" / "reached.py"), str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    done = _reached(tmp_path)
     assert done.returncode == 2, done.stderr
     assert "no recorded imports" in done.stderr

@@ -42,9 +42,10 @@ runtime's own (its peak loading a minimal valid file) is reported as
 run's: the larger of ``wait4``'s ``ru_maxrss`` and the highest resident size of
 the program and its children that the suite samples every
 :data:`SAMPLE_SECONDS` from outside (the program can lower the kernel's mark,
-never the samples).  A child starts with the suite's pages counted in its peak (Linux
-counts them whether it was forked or vforked), so a
-peak no higher than the suite's own is unknown, never judged.
+never the samples).  A child starts with the suite's pages counted in the
+kernel's mark (Linux counts them whether it was forked or vforked), so a mark
+no higher than the suite's own is not the program's; the samples are taken
+after it started and count only its own pages.
 """
 
 from __future__ import annotations
@@ -134,21 +135,40 @@ class _Run:
     err: bytes
     seconds: float
     cpu_seconds: float
-    # bytes: the larger of wait4's ru_maxrss (the kernel's high-water mark,
-    # which the program can lower by writing 5 to /proc/self/clear_refs) and
-    # the highest resident size the suite sampled from outside
+    # bytes: wait4's ru_maxrss, the kernel's high-water mark (which the
+    # program can lower by writing 5 to /proc/self/clear_refs)
     max_rss: int | None = None
     overflow: bool = False  # stdout passed its cap
     leftovers: tuple[str, ...] = ()  # processes killed after it ended
+    # bytes: the highest resident size of the program and its children that
+    # the suite sampled from outside (its own pages only: taken after exec)
+    sampled_rss: int | None = None
 
     def own_peak(self) -> int | None:
-        """``max_rss`` when it exceeds what the fork inherited, else None."""
-        if self.max_rss is None or sys.platform == "win32":  # pragma: no cover
+        """The run's peak: the samples, and the kernel's mark when its own.
+
+        The kernel's mark counts the pages the child started with (the
+        suite's, at fork), so it is the program's only above the suite's own
+        high-water mark.  That is the suite process's ``VmHWM``, not its
+        ``ru_maxrss``: the latter also holds what the suite's parent had when
+        it started the suite, which can be far more.
+        """
+        if sys.platform == "win32":  # pragma: no cover
             return None
+        kernel = self.max_rss or 0
+        if kernel and kernel <= _suite_high_water() + _FORK_MARGIN:
+            kernel = 0
+        return max(kernel, self.sampled_rss or 0) or None
+
+
+def _suite_high_water() -> int:
+    """The suite process's own high-water resident size in bytes."""
+    own = status_kib(os.getpid(), "VmHWM")
+    if own is None:  # pragma: no cover - no procfs (macOS)
         import resource  # noqa: PLC0415 - POSIX only
 
-        suite = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        return self.max_rss if self.max_rss > suite + _FORK_MARGIN else None
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return own * 1024
 
 
 class _Reaped(subprocess.Popen[bytes]):
@@ -349,16 +369,16 @@ class CommandAdapter(Adapter):
                 # they end with it, unnamed.
                 end(name_members=not stopped)
                 process.wait()
-        max_rss = max(process.max_rss_kib or 0, sampled[0]) or None
         return _Run(
             None if captured.timed_out else process.returncode,
             captured.out,
             captured.err,
             time.perf_counter() - started,
             _children_cpu() - cpu_before,
-            None if max_rss is None else max_rss * 1024,
+            None if process.max_rss_kib is None else process.max_rss_kib * 1024,
             overflow=captured.overflow,
             leftovers=tuple(killed),
+            sampled_rss=sampled[0] * 1024 or None,
         )
 
     def _runtime_peak(self) -> int:
@@ -375,7 +395,7 @@ class CommandAdapter(Adapter):
                 with open(path, "wb") as file:
                     file.write(data)
                 run = self._run([*self.argv, path], None, self.limits.for_file(path))
-            self._runtime_rss = run.max_rss or 0
+            self._runtime_rss = max(run.max_rss or 0, run.sampled_rss or 0)
         return self._runtime_rss
 
     def _failure(self, run: _Run, cpu_limit: float) -> Outcome:

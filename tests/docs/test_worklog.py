@@ -41,6 +41,10 @@ MARKERS = {
         r"|\bcommit [0-9a-f]{7,40}\b|\bmain at `?[0-9a-f]{7}"
     ),
     "'until now'": re.compile(r"\buntil now\b", re.IGNORECASE),
+    "a change told as an event": re.compile(
+        r"\bsince (?:the|its|our) [\w' -]{0,30}?(?:refactoring|rewrite|redesign)\b",
+        re.IGNORECASE,
+    ),
 }
 
 
@@ -94,6 +98,7 @@ def work_log_lines(text: str) -> list[str]:
         ("the reader at `919096d`, measured", "a commit hash"),
         ("fixed by the reader's owner (9a73171),", "a commit hash"),
         ("which it counted until now as a rejection", "'until now'"),
+        ("Since the reader's refactoring, both paths", "a change told as an event"),
     ],
 )
 def test_the_scan_finds_each_kind_of_marker(text: str, kind: str) -> None:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
 from matrix.badges import SITE
+from matrix.crash_line import observed_crash
 from matrix.impls import IMPLS, LAYERS
 from matrix.render_data import load_results
 from matrix.scores import FINDINGS_DATA
@@ -201,6 +202,10 @@ def _observed(case_id: str, got: dict[str, Any], probe: dict[str, Any]) -> str:
     detail = detail.split(" case: ", 1)[0]
     for prefix in (f"{got['outcome']} on {case_id}: ", f"{got['outcome']}: "):
         detail = detail.removeprefix(prefix)
+    if got["outcome"] == "crashed" and probe.get("result") == "crashed":
+        # the suite quoted a native program's last stderr line, its backtrace
+        # hint; the probe ran the same program on the file and kept the panic
+        detail = observed_crash(detail, str(probe.get("error", "")))
     detail = scrub(detail)
     loaded = probe.get("tensors") if probe.get("result") == "accepted" else None
     if loaded:

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs, gold, probe
+from matrix.crash_line import crash_line
 from matrix.grid_judge import FAILURES, Answer, cell, judge
 from matrix.grid_report import markdown
 from matrix.grid_requests import Request, dumps, requests
@@ -248,10 +249,11 @@ def _python_writer(
                     }
             todo = [r for r in todo if r.name not in outcomes]
             if todo:  # the process died on todo[0]
-                tail = done.stderr.strip().splitlines()[-1:] or [""]
                 outcomes[todo[0].name] = {
                     "result": "crashed",
-                    "reason": f"exit {done.returncode}: {tail[0]}"[:300],
+                    "reason": f"exit {done.returncode}: {crash_line(done.stderr)}"[
+                        :300
+                    ],
                 }
                 (folder / f"{todo[0].name}.safetensors").unlink(missing_ok=True)
                 todo = todo[1:]
@@ -295,10 +297,11 @@ def _cmd_writer(
                     "reason": str(body.get("reason"))[:300],
                 }
             else:
-                tail = done.stderr.strip().splitlines()[-1:] or [""]
+                # a Rust or Go writer's panic, not the hint or frame below it
+                said = crash_line(done.stderr)
                 outcomes[request.name] = {
                     "result": "crashed",
-                    "reason": f"exit {done.returncode}: {tail[0]}"[:300],
+                    "reason": f"exit {done.returncode}: {said}"[:300],
                 }
             if outcomes[request.name]["result"] != "written":
                 path.unlink(missing_ok=True)

@@ -30,6 +30,7 @@ import subprocess
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
+from matrix.crash_line import crash_line
 from matrix.scrub import scrub
 
 if TYPE_CHECKING:
@@ -168,11 +169,11 @@ def _batched(impl: Impl, argv: list[str], files: list[str]) -> dict[str, Answer]
             code = done.returncode
             cause = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
             # without stack frames, the last line names what was raised
-            tail = scrub(done.stderr).strip().splitlines()[-1:] or [""]
+            said = crash_line(scrub(done.stderr))
             answers[todo[0]] = {
                 "file": todo[0],
                 "result": "crashed",
-                "error": f"{cause}: {tail[0]}"[:300],
+                "error": f"{cause}: {said}"[:300],
             }
             todo = todo[1:]
     return answers
@@ -263,8 +264,9 @@ def _cmd_answer(path: str, done: subprocess.CompletedProcess[str]) -> Answer:
         shown = done.stdout.strip()[:200]
         return {"file": path, "result": "invalid-output", "error": shown}
     cause = f"killed by signal {-code}" if code < 0 else f"exit status {code}"
-    tail = scrub(done.stderr).strip().splitlines()[-1:] or [""]
-    return {"file": path, "result": "crashed", "error": f"{cause}: {tail[0]}"[:300]}
+    # a native program's panic, not the backtrace hint or frame below it
+    said = crash_line(scrub(done.stderr))
+    return {"file": path, "result": "crashed", "error": f"{cause}: {said}"[:300]}
 
 
 def probe(

@@ -19,6 +19,12 @@ __all__ = ["scrub"]
 _FRAME: Final = re.compile(
     r"\s+at\s+(?:async\s+)?(?:[\w$.<>\[\]]+\s*\([^()\n]*\)|(?:file|node):\S+)"
 )
+# a crate's source in cargo's registry, as a Rust panic names it: kept is
+# the path from the crate's folder on ("safetensors-0.2.8/src/tensor.rs"),
+# which says which crate and version panicked and nothing of the machine
+_CARGO: Final = re.compile(
+    r"(?<![\w.~-])/(?:[^\s/:'\"()<>,;]+/)*registry/src/[^\s/:'\"()<>,;]+/"
+)
 # an absolute path or file URL: kept is its last part, the file's name; a
 # path begins a word (not "read/write", not "1/2")
 _PATH: Final = re.compile(r"(?:file://+|(?<![\w.~-])/)(?:[^\s/:'\"()<>,;]+/)+")
@@ -31,6 +37,9 @@ _CUT_PATH: Final = re.compile(r"(?<![\w.~-])/[^\s/:'\"()<>,;]*\.\.\.")
 
 
 def scrub(text: str) -> str:
-    """``text`` without stack frames and with each absolute path cut to its name."""
-    text = _CUT_FRAME.sub("...", _FRAME.sub("", text))
+    """``text`` without stack frames and with each absolute path cut to its name.
+
+    A path into cargo's registry keeps its crate's folder and what follows.
+    """
+    text = _CUT_FRAME.sub("...", _FRAME.sub("", _CARGO.sub("", text)))
     return _CUT_PATH.sub("...", _PATH.sub("", text))

@@ -10,7 +10,8 @@ whether the library, called directly, still does what the report observed:
 * a crash or an unexpected exception raises the exception type the run
   recorded, matched by name exactly (``KeyError`` is not ``TypeError``;
   a package prefix such as ``java.lang.`` or ``pyo3_runtime.`` is ignored),
-  or dies by the same signal;
+  or dies by the same signal; a Rust or Go program's crash is its panic
+  (``panicked at``, ``panic:``, ``fatal error:``), quoted as its message;
 * a fail-open prints ``fail-open``;
 * an allocation from claimed sizes fails under a memory limit;
 * a hang is still running when the case's CPU-time limit (plus the
@@ -18,13 +19,12 @@ whether the library, called directly, still does what the report observed:
 
 It checks the other side too: each case ``not_the_library`` records as the
 wrapper's doing is given to the library directly, and the record holds only
-if the library accepts the file within the case's CPU-time limit.  Rows
-whose reproducer is a Rust program are skipped, said by name: it is built
-as a cargo project first (see their reports).  A Go reproducer is built in
-the row's own module (its pinned ``go.mod`` and ``go.sum`` under the
-environment folder) and its crash is Go's ``panic:`` or ``fatal error:``
-line.  Not part
-of CI: it needs the implementations installed.
+if the library accepts the file within the case's CPU-time limit.  A
+compiled reproducer is built against the row's own pins, offline: a Go one
+in the row's module (its ``go.mod`` and ``go.sum`` under the environment
+folder), a Rust one in a copy of the row's cargo project (its
+``Cargo.toml`` and ``Cargo.lock``) whose compiled crates it reuses
+(``rust_binary``).  Not part of CI: it needs the implementations installed.
 """
 
 from __future__ import annotations
@@ -43,9 +43,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
+from matrix.crash_line import crash_line, native_crash
 from matrix.findings import DATA, Finding, findings_of, script_of
 from matrix.impls import IMPLS
 from matrix.render_data import load_results
+from matrix.scrub import scrub
 from stspec_corpus import materialise
 
 if TYPE_CHECKING:
@@ -80,13 +82,11 @@ _IN_DETAIL: Final = re.compile(
     rf"(?:\(|it said: |stderr: |Exception in thread \"main\" )({_NAME})\b"
 )
 _LIMIT: Final = re.compile(r"more than (?:its )?([\d.]+) s of CPU time")
-# reproducers this check knows how to run: a Rust one needs a cargo project
-# built first, and run as Python it would fail for reasons that say nothing
-# about the library
-_RUNNERS: Final = frozenset({".py", ".mjs", ".java", ".go"})
-# how a Go program dies of a panic or a runtime error (an out-of-memory
-# included): the first line of its stderr, before the goroutine dump
-_GO_CRASH: Final = re.compile(r"^(?:panic|fatal error): .*$", re.MULTILINE)
+# reproducers this check knows how to run; any other would be run as Python
+# and fail for reasons that say nothing about the library
+_RUNNERS: Final = frozenset({".py", ".mjs", ".java", ".go", ".rs"})
+# compiled to a native program: it crashes by a panic, not an exception
+_NATIVE: Final = frozenset({".go", ".rs"})
 
 
 def can_run(script: str) -> bool:
@@ -164,15 +164,54 @@ def go_binary(name: str, script: Path, tmp: str) -> Path:
     return binary
 
 
+def rust_binary(name: str, script: Path, tmp: str) -> Path:
+    """The Rust reproducer built against the row's pinned crate, as its wrapper was.
+
+    The row's build script (``matrix/build/rust_*.sh``) left its cargo
+    project under the environment folder, ``cli/``: its ``Cargo.toml`` names
+    the crate at exactly the row's version and its ``Cargo.lock`` every crate
+    of the build.  The reproducer is one more binary of a copy of that
+    project, named after it and built alone, ``--locked --offline``: exactly
+    those crates, from cargo's cache.  The target folder is the one the
+    row's program was built in (``CARGO_TARGET_DIR`` when the caller sets it,
+    as the build scripts take it; else the environment's ``target/``), where
+    they are already compiled, so only the reproducer is; the row's own
+    program is neither rebuilt nor replaced.  Built once per run; a failed
+    build raises ``CalledProcessError``.
+    """
+    work = Path(tmp) / f"rust-{name}-{script.stem}"
+    binary = work / script.stem
+    if binary.exists():
+        return binary
+    work.mkdir(parents=True, exist_ok=True)
+    project = envs.env_dir(name) / "cli"
+    shutil.copyfile(project / "Cargo.lock", work / "Cargo.lock")
+    shutil.copyfile(script, work / "repro.rs")
+    manifest = (project / "Cargo.toml").read_text("utf-8")
+    own = f'\n[[bin]]\nname = "{script.stem}"\npath = "repro.rs"\n'
+    (work / "Cargo.toml").write_text(manifest + own, "utf-8")
+    target = os.environ.get("CARGO_TARGET_DIR") or str(envs.env_dir(name) / "target")
+    subprocess.run(  # noqa: S603 - our own script, rustup's cargo
+        ["cargo", "build", "--release", "--quiet", "--locked", "--offline",  # noqa: S607
+         "--bin", script.stem],
+        cwd=work,
+        env={**os.environ, "CARGO_TARGET_DIR": target},
+        capture_output=True,
+        text=True,
+        check=True,
+    )  # fmt: skip
+    shutil.copy2(Path(target) / "release" / script.stem, binary)
+    return binary
+
+
 def _command(
     name: str, script: Path, file: Path, tmp: str = ""
 ) -> tuple[list[str], dict[str, str]]:
     env = dict(os.environ)
-    if script.suffix == ".go":
-        return [
-            str(go_binary(name, script, tmp or tempfile.gettempdir())),
-            str(file),
-        ], env
+    builders = {".go": go_binary, ".rs": rust_binary}
+    if script.suffix in builders:
+        built = builders[script.suffix](name, script, tmp or tempfile.gettempdir())
+        return [str(built), str(file)], env
     if script.suffix == ".mjs":
         env["STSPEC_MATRIX_ENV"] = str(envs.env_dir(name))
         return ["node", str(script), str(file)], env
@@ -187,6 +226,16 @@ def _command(
         java = str(linked) if linked.exists() else "java"
         return [java, *small, "-cp", str(jars), str(script), str(file)], env
     return [str(envs.python_of(name)), str(script), str(file)], env
+
+
+def _build_error(stderr: str) -> str:
+    """What a failed build said: its first error, else its last line.
+
+    Cargo's last line only counts the errors; go build's is the error.
+    """
+    lines = [line for line in stderr.strip().splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("error")]
+    return (errors or lines or ["?"])[0 if errors else -1]
 
 
 def _limiter(memory: int | None, cpu: float | None) -> Callable[[], None]:
@@ -213,12 +262,18 @@ def _crashed(
     native: bool,
 ) -> tuple[bool, str]:
     """Whether the run died as the recorded crash or exception did."""
-    go = _GO_CRASH.search(run.stderr) if native else None
-    if go:  # a Go panic or runtime error: its first stderr line says which
-        return run.returncode != 0, go.group(0)
-    if run.returncode < 0:  # a signal: the recorded crash names it
+    panic = native_crash(run.stderr) if native else ""
+    if run.returncode < 0:  # a signal (a Rust abort too): the record names it
         died = signal.Signals(-run.returncode).name
-        return died in str(got.get("crash", "")), f"killed by {died}"
+        said = f"killed by {died}" + (f" after {panic}" if panic else "")
+        return died in str(got.get("crash", "")), said
+    if panic:  # a Rust or Go panic, or Go's runtime error: it says which
+        # a panic that unwound to an exit status is not a recorded signal
+        signalled = "SIG" in str(got.get("crash", ""))
+        return run.returncode != 0 and not signalled, panic
+    if native:  # no panic, no signal: what the program printed last says why
+        out = run.stdout.strip().splitlines()
+        return False, (out or [crash_line(run.stderr)])[-1]
     wanted, raised = recorded_name(got, probed), raised_name(run.stderr)
     said = f"raised {raised or 'nothing named'} (recorded: {wanted or '?'})"
     return run.returncode != 0 and bool(wanted) and raised == wanted, said
@@ -234,11 +289,11 @@ def _verdict(
 ) -> tuple[bool, str]:
     """Whether the reproducer's run shows the finding, and what it said.
 
-    ``native``: a Go program, whose crash is a ``panic:`` or ``fatal
-    error:`` line rather than an exception's name.
+    ``native``: a Go or Rust program, whose crash is a ``panic:``, ``fatal
+    error:`` or ``panicked at`` line rather than an exception's name.
     """
     out = run.stdout.strip().splitlines()
-    last_err = (run.stderr.strip().splitlines() or [""])[-1]
+    last_err = crash_line(run.stderr)
     last = (out or [last_err])[-1]
     kind = finding.kind.key
     if kind in {"crash", "exception"}:
@@ -247,9 +302,8 @@ def _verdict(
         failed = run.returncode != 0 and re.search(
             r"alloc|Memory|out of memory", run.stderr
         )
-        # a Go runtime error's first line, not the goroutine dump's last
-        go = _GO_CRASH.search(run.stderr) if native else None
-        return bool(failed), go.group(0) if go else last_err
+        # Go's runtime error, not the goroutine dump's last line
+        return bool(failed), last_err
     if kind == "hang":
         stopped = run.returncode in {-signal.SIGXCPU, -signal.SIGKILL}
         return stopped, "stopped at the CPU-time limit" if stopped else last
@@ -321,7 +375,7 @@ class _Checker:
     ) -> None:
         self.failures += not ok
         mark = marks[0] if ok else marks[1]
-        print(f"{self.name} {what} {case}: {mark}: {said[:160]}")
+        print(f"{self.name} {what} {case}: {mark}: {scrub(said)[:160]}")
 
     def finding(
         self, finding: Finding, got: dict[str, Any], probed: dict[str, Any]
@@ -340,7 +394,7 @@ class _Checker:
         if isinstance(run, str):
             ok, said = False, run
         else:
-            native = script.suffix == ".go"
+            native = script.suffix in _NATIVE
             ok, said = _verdict(finding, got, run, probed, native=native)
         self._say(ok, kind, case["id"], ("reproduces", "DOES NOT REPRODUCE"), said)
 
@@ -356,7 +410,7 @@ class _Checker:
         else:
             out = run.stdout.strip().splitlines()
             ok = bool(out) and out[-1] == "accepted"
-            said = (out or (run.stderr.strip().splitlines() or [""]))[-1]
+            said = (out or [crash_line(run.stderr)])[-1]
         marks = ("the library accepts it", "NOT CONFIRMED")
         self._say(ok, "not_the_library", case_id, marks, said)
 
@@ -393,8 +447,8 @@ def check(names: list[str]) -> int:
                 for case_id in excluded:
                     if case_id in cases and case_id in manifest:
                         checker.not_the_library(case_id, cases[case_id])
-            except subprocess.CalledProcessError as built:  # go build said why
-                said = (str(built.stderr).strip().splitlines() or ["?"])[-1]
+            except subprocess.CalledProcessError as built:  # the compiler said why
+                said = _build_error(str(built.stderr))
                 print(f"{name}: {hand['script']} does not build: {said[:160]}")
                 checker.failures += 1
             failures += checker.failures

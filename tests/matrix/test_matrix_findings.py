@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
@@ -288,12 +289,12 @@ def test_a_rust_reproducer_is_run_by_its_cargo_project() -> None:
 def test_a_reproducer_the_check_cannot_run_is_skipped_by_name(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A Rust program is never handed to Python and judged by what failed."""
-    assert findings_check.can_run("open_x.py")
-    assert findings_check.can_run("open_x.mjs")
-    assert findings_check.can_run("open_x.java")
-    assert findings_check.can_run("open_x.go")
-    assert not findings_check.can_run("open_x.rs")
+    """A program of no known language is never handed to Python and judged."""
+    for runs in ("open_x.py", "open_x.mjs", "open_x.java", "open_x.go", "open_x.rs"):
+        assert findings_check.can_run(runs)
+    assert not findings_check.can_run("open_x.cpp")
+    hands = tmp_path / "findings.toml"
+    hands.write_text('[aprender]\nscript = "open_aprender.cpp"\n')
     record = {
         "implementation": {"name": "aprender"},
         "cases": {"n_prefix_n_u64_max": {"ok": False, "outcome": "crashed"}},
@@ -302,12 +303,13 @@ def test_a_reproducer_the_check_cannot_run_is_skipped_by_name(
     def never(argv: list[str], **_: object) -> None:
         raise AssertionError(f"ran {argv}")
 
+    monkeypatch.setattr("matrix.findings_check.DATA", hands)
     monkeypatch.setattr("matrix.findings_check.load_results", lambda _f: [record])
     monkeypatch.setattr(envs, "env_dir", lambda _name: tmp_path)
     monkeypatch.setattr(subprocess, "run", never)
     assert findings_check.check(["aprender"]) == 0
     assert capsys.readouterr().out == (
-        "aprender: skipped, open_aprender.rs is not a reproducer it runs\n"
+        "aprender: skipped, open_aprender.cpp is not a reproducer it runs\n"
     )
 
 
@@ -374,3 +376,231 @@ def test_a_go_reproducer_is_built_in_the_rows_pinned_module(
         assert (cwd / pinned).read_text() == (row / "src" / pinned).read_text()
     command, _env = findings_check._command("go-syft", script, Path("f"), str(scratch))
     assert command == [str(binary), "f"]
+
+
+_RUST_PANIC: Final = (
+    "\nthread 'main' (28486) panicked at /root/.cargo/registry/src/index.crates.io-1/"
+    "aprender-core-0.72.3/src/serialization/safetensors_reader.rs:33:31:\n"
+    "slice index starts at 8 but ends at 7\n"
+    "stack backtrace:\n   0: __rustc::rust_begin_unwind\n"
+    "note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose"
+    " backtrace.\n"
+)
+_RUST_SAID: Final = (
+    "panicked at /root/.cargo/registry/src/index.crates.io-1/aprender-core-0.72.3/"
+    "src/serialization/safetensors_reader.rs:33:31: slice index starts at 8 but "
+    "ends at 7"
+)
+
+
+@pytest.mark.parametrize(
+    ("kind", "recorded", "code", "out", "err", "reproduces", "said"),
+    [
+        # a panic: exit status 101 and the message, never the backtrace hint
+        ("crash", "exit status 101", 101, "", _RUST_PANIC, True, _RUST_SAID),
+        # fixed: the crate returns its own error, which the reproducer prints
+        ("crash", "exit status 101", 1, 'rejected: InvalidOffset("a")\n', "", False,
+         'rejected: InvalidOffset("a")'),
+        # an abort is its signal; a panic does not stand in for a recorded signal
+        ("crash", "killed by signal 6 (SIGABRT)", -6, "",
+         "memory allocation of 16 bytes failed\n", True, "killed by SIGABRT"),
+        ("crash", "killed by signal 6 (SIGABRT)", 101, "", _RUST_PANIC, False,
+         _RUST_SAID),
+        ("resource", "", -6, "", "memory allocation of 17179869184 bytes failed\n",
+         True, "memory allocation of 17179869184 bytes failed"),
+        # an accepted-file finding still reads what the reproducer printed
+        ("size", "", 0, "a: F32 [2], 4 bytes\naccepted\n", "", True, "accepted"),
+    ],
+)  # fmt: skip
+def test_a_rust_reproducer_is_judged_by_its_panic(
+    kind: str,
+    recorded: str,
+    code: int,
+    out: str,
+    err: str,
+    reproduces: bool,
+    said: str,
+) -> None:
+    finding = findings.Finding(
+        next(k for k in findings.KINDS if k.key == kind),
+        ({"id": "c", "verdict": "invalid", "rules": ["SIZE-MATCH"]},),
+    )
+    run = subprocess.CompletedProcess(["open_aprender"], code, out, err)
+    got = {"detail": f"crashed ({recorded}): x", "crash": recorded}
+    assert findings_check._verdict(finding, got, run, native=True) == (reproduces, said)
+
+
+def _rust_row(root: Path) -> Path:
+    """A row's environment as matrix/build/rust_crate.sh leaves it."""
+    row = root / "env"
+    (row / "cli" / "src").mkdir(parents=True)
+    (row / "cli" / "Cargo.toml").write_text(
+        '[package]\nname = "stcli"\nversion = "0.1.0"\nedition = "2021"\n\n'
+        '[dependencies]\nsafetensors = "=0.2.8"\n'
+    )
+    (row / "cli" / "Cargo.lock").write_text('version = 4\n\n[[package]]\nname = "x"\n')
+    (row / "cli" / "src" / "main.rs").write_text("fn main() {}\n")
+    (row / "bin").mkdir()
+    (row / "bin" / "stcli").write_text("the row's own program")
+    return row
+
+
+@pytest.mark.parametrize("caller_target", [False, True])
+def test_a_rust_reproducer_is_built_in_a_copy_of_the_rows_cargo_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caller_target: bool
+) -> None:
+    """The row's Cargo.toml and Cargo.lock, one more binary, offline, its target."""
+    row = _rust_row(tmp_path)
+    target = tmp_path / "shared-target" if caller_target else row / "target"
+    if caller_target:
+        monkeypatch.setenv("CARGO_TARGET_DIR", str(target))
+    else:
+        monkeypatch.delenv("CARGO_TARGET_DIR", raising=False)
+    script = REPO / "matrix" / "repro" / "open_hf_rust_0_2_8.rs"
+    builds: list[tuple[list[str], Path, dict[str, str]]] = []
+
+    def build(argv: list[str], *, cwd: Path, env: dict[str, str], **_: object) -> None:
+        builds.append((argv, cwd, env))
+        release = Path(env["CARGO_TARGET_DIR"]) / "release"
+        release.mkdir(parents=True)
+        (release / script.stem).write_text("binary")
+
+    monkeypatch.setattr(envs, "env_dir", lambda _name: row)
+    monkeypatch.setattr(subprocess, "run", build)
+    scratch = tmp_path / "scratch"
+    binary = findings_check.rust_binary("hf-rust-0.2.8", script, str(scratch))
+    assert binary == findings_check.rust_binary("hf-rust-0.2.8", script, str(scratch))
+    ((argv, cwd, env),) = builds  # built once, then reused
+    assert argv[:3] == ["cargo", "build", "--release"]
+    assert {"--locked", "--offline"} <= set(argv)
+    assert argv[argv.index("--bin") + 1] == script.stem  # only the reproducer
+    assert env["CARGO_TARGET_DIR"] == str(target)
+    assert binary.read_text() == "binary"
+    assert binary.parent == cwd != row / "cli"
+    assert (cwd / "Cargo.lock").read_text() == (row / "cli" / "Cargo.lock").read_text()
+    manifest = tomllib.loads((cwd / "Cargo.toml").read_text())
+    assert manifest["dependencies"] == {"safetensors": "=0.2.8"}
+    assert manifest["bin"] == [{"name": script.stem, "path": "repro.rs"}]
+    assert (cwd / "repro.rs").read_text() == script.read_text()
+    assert not (cwd / "src").exists()  # the row's program is not built
+    assert (row / "bin" / "stcli").read_text() == "the row's own program"
+    command, _env = findings_check._command(
+        "hf-rust-0.2.8", script, Path("f"), str(scratch)
+    )
+    assert command == [str(binary), "f"]
+
+
+def _check_rust_row(
+    monkeypatch: pytest.MonkeyPatch,
+    row: Path,
+    case: dict[str, Any],
+    run: Callable[..., object],
+) -> int:
+    """check() on one crash of hf-rust-0.2.8, with ``run`` for subprocess.run."""
+    record = {
+        "implementation": {"name": "hf-rust-0.2.8"},
+        "cases": {"n_layout_bounds_empty_buffer": case},
+    }
+    monkeypatch.setattr("matrix.findings_check.load_results", lambda _f: [record])
+    monkeypatch.setattr(envs, "env_dir", lambda _name: row)
+    monkeypatch.setattr(subprocess, "run", run)
+    return findings_check.check(["hf-rust-0.2.8"])
+
+
+def test_a_rust_finding_is_checked_by_its_reproducer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """check() builds the .rs reproducer and quotes the panic it died of."""
+    ran: list[list[str]] = []
+
+    def run(argv: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        ran.append(argv)
+        if argv[0] == "cargo":
+            release = Path(kwargs["env"]["CARGO_TARGET_DIR"]) / "release"
+            release.mkdir(parents=True, exist_ok=True)
+            (release / "open_hf_rust_0_2_8").write_text("binary")
+            return subprocess.CompletedProcess(argv, 0, "", "")
+        return subprocess.CompletedProcess(argv, 101, "", _RUST_PANIC)
+
+    crash = {
+        "ok": False,
+        "outcome": "crashed",
+        "crash": "exit status 101",
+        "detail": "crashed (exit status 101): exit status 101",
+    }
+    assert _check_rust_row(monkeypatch, _rust_row(tmp_path), crash, run) == 0
+    assert len(ran) == 2  # built, then run on the case's file
+    assert ran[0][0] == "cargo"
+    assert ran[1][0].endswith("open_hf_rust_0_2_8")
+    assert capsys.readouterr().out == (
+        "hf-rust-0.2.8 crash n_layout_bounds_empty_buffer: reproduces: panicked at "
+        "aprender-core-0.72.3/src/serialization/safetensors_reader.rs:33:31: slice "
+        "index starts at 8 but ends at 7\n"
+    )
+
+
+def test_a_rust_reproducer_that_does_not_compile_says_the_first_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    said = (
+        "error[E0432]: unresolved import `safetensors::tensor::SafeTensors`\n"
+        " --> repro.rs:13:5\n"
+        'error: could not compile `stcli` (bin "open_hf_rust_0_2_8") due to 1 '
+        "previous error\n"
+    )
+
+    def fail(argv: list[str], **_: object) -> None:
+        raise subprocess.CalledProcessError(101, argv, "", said)
+
+    crash = {"ok": False, "outcome": "crashed"}
+    assert _check_rust_row(monkeypatch, _rust_row(tmp_path), crash, fail) == 1
+    assert capsys.readouterr().out == (
+        "hf-rust-0.2.8: open_hf_rust_0_2_8.rs does not build: error[E0432]: "
+        "unresolved import `safetensors::tensor::SafeTensors`\n"
+    )
+
+
+@pytest.mark.slow  # compiles and links a small Rust program: about 1 s of CPU
+@pytest.mark.skipif(shutil.which("cargo") is None, reason="needs rustup's cargo")
+def test_a_rust_reproducer_really_builds_offline_and_its_panic_is_judged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build and the run for real, on a project with no crates to fetch."""
+    row = tmp_path / "env"
+    (row / "cli").mkdir(parents=True)
+    (row / "cli" / "Cargo.toml").write_text(
+        '[package]\nname = "stub"\nversion = "0.1.0"\nedition = "2021"\n'
+    )
+    (row / "cli" / "Cargo.lock").write_text(
+        'version = 3\n\n[[package]]\nname = "stub"\nversion = "0.1.0"\n'
+    )
+    script = tmp_path / "open_stub.rs"
+    script.write_text(
+        "fn main() {\n"
+        "    let path = std::env::args().nth(1).unwrap();\n"
+        "    let bytes = std::fs::read(&path).unwrap();\n"
+        "    let n = bytes[0] as usize;\n"
+        '    println!("{} bytes", bytes[1..n].len());\n'
+        '    println!("accepted");\n'
+        "}\n"
+    )
+    monkeypatch.setattr(envs, "env_dir", lambda _name: row)
+    monkeypatch.delenv("CARGO_TARGET_DIR", raising=False)
+    monkeypatch.setenv("RUST_BACKTRACE", "1")
+    crash = findings.Finding(findings.KINDS[0], ({"id": "c"},))
+    got = {"detail": "crashed (exit status 101): x", "crash": "exit status 101"}
+    said = []
+    for content, reproduces in ((b"\x09short", True), (b"\x03abc", False)):
+        (tmp_path / "f").write_bytes(content)
+        command, env = findings_check._command(
+            "stub", script, tmp_path / "f", str(tmp_path)
+        )
+        run = findings_check._run(command, env, findings_check._limiter(1 << 30, 10))
+        assert not isinstance(run, str)
+        verdict = findings_check._verdict(crash, got, run, native=True)
+        assert verdict[0] is reproduces
+        said.append(verdict[1])
+    assert said[0].startswith("panicked at repro.rs:5:")
+    assert said[0].endswith("range end index 9 out of range for slice of length 6")
+    assert said[1] == "accepted"
+    assert (row / "target" / "release" / "open_stub").exists()

@@ -19,7 +19,10 @@ whether the library, called directly, still does what the report observed:
 
 It checks the other side too: each case ``not_the_library`` records as the
 wrapper's doing is given to the library directly, and the record holds only
-if the library accepts the file within the case's CPU-time limit.  A
+if the library does what the case asks within the case's CPU-time limit: it
+accepts a valid (or tolerated) file, and refuses an invalid one, since
+accepting an invalid file is the library's own failure, whatever the
+wrapper then did with the answer.  A
 compiled reproducer is built against the row's own pins, offline: a Go one
 in the row's module (its ``go.mod`` and ``go.sum`` under the environment
 folder), a Rust one in a copy of the row's cargo project (its
@@ -312,6 +315,24 @@ def _verdict(
     return bool(out) and out[-1] == "accepted", last
 
 
+def _library_right(
+    run: subprocess.CompletedProcess[str], *, invalid: bool
+) -> tuple[bool, str]:
+    """Whether the library, called directly, did what the case asks.
+
+    A valid file must be accepted; an invalid one refused: the reproducer
+    ends without printing ``accepted``, by an error of the library's (a
+    signal or a Rust or Go panic is a crash, not a refusal).
+    """
+    out = run.stdout.strip().splitlines()
+    said = (out or [crash_line(run.stderr)])[-1]
+    accepted = bool(out) and out[-1] == "accepted"
+    if invalid:
+        crashed = run.returncode < 0 or bool(native_crash(run.stderr))
+        return not accepted and run.returncode > 0 and not crashed, said
+    return accepted, said
+
+
 def _run(
     command: list[str],
     env: dict[str, str],
@@ -398,7 +419,9 @@ class _Checker:
             ok, said = _verdict(finding, got, run, probed, native=native)
         self._say(ok, kind, case["id"], ("reproduces", "DOES NOT REPRODUCE"), said)
 
-    def not_the_library(self, case_id: str, got: dict[str, Any]) -> None:
+    def not_the_library(
+        self, case_id: str, got: dict[str, Any], *, invalid: bool = False
+    ) -> None:
         script = self._script("")
         cpu = _cpu_limit(got) + self._startup(script)
         file = materialise(case_id, self.tmp)
@@ -408,11 +431,9 @@ class _Checker:
         if isinstance(run, str):
             ok, said = False, run
         else:
-            out = run.stdout.strip().splitlines()
-            ok = bool(out) and out[-1] == "accepted"
-            said = (out or [crash_line(run.stderr)])[-1]
-        marks = ("the library accepts it", "NOT CONFIRMED")
-        self._say(ok, "not_the_library", case_id, marks, said)
+            ok, said = _library_right(run, invalid=invalid)
+        right = "the library rejects it" if invalid else "the library accepts it"
+        self._say(ok, "not_the_library", case_id, (right, "NOT CONFIRMED"), said)
 
 
 def check(names: list[str]) -> int:
@@ -446,7 +467,10 @@ def check(names: list[str]) -> int:
                     checker.finding(finding, cases[first], probed.get(first) or {})
                 for case_id in excluded:
                     if case_id in cases and case_id in manifest:
-                        checker.not_the_library(case_id, cases[case_id])
+                        invalid = manifest[case_id]["verdict"] == "invalid"
+                        checker.not_the_library(
+                            case_id, cases[case_id], invalid=invalid
+                        )
             except subprocess.CalledProcessError as built:  # the compiler said why
                 said = _build_error(str(built.stderr))
                 print(f"{name}: {hand['script']} does not build: {said[:160]}")

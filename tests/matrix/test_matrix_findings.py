@@ -165,6 +165,36 @@ def test_reproducer_verdict(
     assert findings_check._verdict(finding, got, run)[0] is reproduces
 
 
+@pytest.mark.parametrize(
+    ("invalid", "code", "out", "holds"),
+    [
+        (False, 0, "a: F32 [1]\naccepted\n", True),
+        (False, 1, "", False),
+        # an invalid file the library accepts is the library's failure, not
+        # the wrapper's, whatever the wrapper did with the answer
+        (True, 0, "a: F32 [1]\naccepted\n", False),
+        (True, 1, "", True),
+        (True, -11, "", False),  # a signal is a crash, not a refusal
+        (True, 2, "", False),  # and so is a Go panic
+    ],
+)  # fmt: skip
+def test_a_not_the_library_record_holds_only_if_the_library_is_right(
+    invalid: bool, code: int, out: str, holds: bool
+) -> None:
+    err = "panic: runtime error\n" if code == 2 else "ValueError: no"
+    run = subprocess.CompletedProcess(["x"], code, out, err)
+    assert findings_check._library_right(run, invalid=invalid)[0] is holds
+
+
+def test_every_not_the_library_record_names_a_case_of_the_corpus() -> None:
+    hands = tomllib.loads(findings.DATA.read_text("utf-8"))
+    data = json.loads((REPO / "corpus" / "manifest.json").read_text("utf-8"))
+    known = {case["id"] for case in data["cases"]}
+    for name, hand in hands.items():
+        for case_id in hand.get("not_the_library", {}):
+            assert case_id in known, (name, case_id)
+
+
 def test_a_torch_reproducer_gets_room_for_torch_but_not_for_the_claim() -> None:
     # importing torch maps ~3.1 GiB: under 1 GiB the import itself failed,
     # so an allocation finding of a torch-layer row could never reproduce

@@ -1,13 +1,18 @@
 """The stspec-check pre-commit hook, run by the real pre-commit in a scratch repository.
 
-``pre-commit try-repo`` installs the hook from this checkout as a user's
-``.pre-commit-config.yaml`` would (a virtualenv with the project in it) and
-runs it on the staged files.  Installing costs about a minute of wall time on
-a loaded machine; every run in this module shares the one environment.
+Each scratch repository has the ``.pre-commit-config.yaml`` the how-to shows,
+naming this checkout at a commit (``hook``: its HEAD, or, with uncommitted
+changes, a commit of them made as ``pre-commit try-repo`` makes it), and
+``pre-commit run`` runs the hook on the staged files.  pre-commit installs the
+hook's environment (a virtualenv with the project in it) once, into the
+module's PRE_COMMIT_HOME, and every run here uses it.  (``try-repo`` would
+install it again on every call: it keeps its environments in a temporary
+folder of its own.)
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -30,14 +35,51 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _git(repository: Path, *argv: str) -> None:
-    subprocess.run(
+def _git(repository: Path, *argv: str, env: dict[str, str] | None = None) -> str:
+    return subprocess.run(
         ["git", *argv],  # noqa: S607 - git from PATH
         cwd=repository,
         check=True,
         capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    ).stdout
+
+
+@pytest.fixture(scope="module")
+def hook(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """(repo, rev) of this checkout for a configuration, as try-repo picks them.
+
+    A clean checkout is used at its HEAD.  Uncommitted changes to tracked files
+    (and staged new files) are committed into a clone of it, as ``pre-commit
+    try-repo`` does: through the clone's index and object folder, so that
+    nothing is written into this repository.
+    """
+    head = _git(ROOT, "rev-parse", "HEAD").strip()
+    changed = subprocess.run(
+        ["git", "diff", "--quiet", "HEAD"],  # noqa: S607 - git from PATH
+        cwd=ROOT,
+        check=False,
         timeout=120,
     )
+    if changed.returncode == 0:
+        return str(ROOT), head
+    shadow = tmp_path_factory.mktemp("hook-repository")
+    _git(shadow, "clone", "-q", str(ROOT), ".")
+    _git(shadow, "checkout", "-q", head, "-b", "uncommitted")
+    env = {
+        **os.environ,
+        "GIT_INDEX_FILE": str(shadow / ".git" / "index"),
+        "GIT_OBJECT_DIRECTORY": str(shadow / ".git" / "objects"),
+    }
+    staged = _git(ROOT, "diff", "--staged", "--name-only", "-z").split("\0")
+    if staged := [name for name in staged if name]:
+        _git(ROOT, "add", "--", *staged, env=env)
+    _git(ROOT, "add", "-u", env=env)
+    author = ("-c", "user.name=hook test", "-c", "user.email=hook@example.invalid")
+    _git(shadow, *author, "commit", "-q", "--no-verify", "-m", "uncommitted changes")
+    return str(shadow), _git(shadow, "rev-parse", "HEAD").strip()
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +88,17 @@ def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
-def _repository(folder: Path, *, commit: bool = True) -> Path:
-    """A git repository holding a valid sharded model, staged or committed."""
+def _repository(folder: Path, hook: tuple[str, str], *, commit: bool = True) -> Path:
+    """A git repository holding a valid sharded model and the hook's
+    configuration, staged or committed."""
     write_model(folder)
     (folder / "README.md").write_text("a model\n", encoding="utf-8")
+    repo, rev = hook
+    config = (
+        f"repos:\n  - repo: {json.dumps(repo)}\n    rev: {rev}\n"
+        "    hooks:\n      - id: stspec-check\n"
+    )
+    (folder / ".pre-commit-config.yaml").write_text(config, encoding="utf-8")
     _git(folder, "init", "-q")
     _git(folder, "config", "user.email", "hook@example.invalid")
     _git(folder, "config", "user.name", "hook test")
@@ -59,9 +108,10 @@ def _repository(folder: Path, *, commit: bool = True) -> Path:
     return folder
 
 
-def _try_repo(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
+def _run_hook(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    """``pre-commit run``: the configured hook on the staged files."""
     return subprocess.run(
-        [str(PRE_COMMIT), "try-repo", str(ROOT), "stspec-check", "--color=never"],
+        [str(PRE_COMMIT), "run", "--color=never"],
         cwd=repository,
         capture_output=True,
         text=True,
@@ -72,10 +122,10 @@ def _try_repo(repository: Path, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
-    tmp_path: Path, home: Path
+    tmp_path: Path, home: Path, hook: tuple[str, str]
 ) -> None:
-    repository = _repository(tmp_path / "models", commit=False)
-    done = _try_repo(repository, home)
+    repository = _repository(tmp_path / "models", hook, commit=False)
+    done = _run_hook(repository, home)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "stspec check" in done.stdout
     assert "Passed" in done.stdout
@@ -84,7 +134,7 @@ def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
     with (repository / SECOND).open("ab") as shard:
         shard.write(b"tampered")
     _git(repository, "add", "-A")
-    done = _try_repo(repository, home)
+    done = _run_hook(repository, home)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Failed" in done.stdout
     assert f"{SECOND}: LAYOUT-TRAILING at byte " in done.stdout
@@ -92,26 +142,30 @@ def test_the_hook_passes_a_valid_model_and_refuses_a_tampered_shard(
     assert f"{INDEX}: model invalid (1 invalid shard: {SECOND})" in done.stdout
 
 
-def test_a_staged_shard_brings_its_whole_model(tmp_path: Path, home: Path) -> None:
-    repository = _repository(tmp_path / "models")
+def test_a_staged_shard_brings_its_whole_model(
+    tmp_path: Path, home: Path, hook: tuple[str, str]
+) -> None:
+    repository = _repository(tmp_path / "models", hook)
     # A shadow copy, in the second shard, of a tensor the index places in
     # the first: transformers loads the copy.  Each file alone is valid.
     tensors = {**SHARDS[SECOND], "layers.0.weight": ("F32", [4], b"\x01" * 16)}
     stspec.write(repository / SECOND, tensors, {"format": "pt"})
     _git(repository, "add", SECOND)
-    done = _try_repo(repository, home)
+    done = _run_hook(repository, home)
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"{SECOND}: SHARD-DUPLICATE at byte " in done.stdout
     assert f"{INDEX}: model invalid (1 error, 1 warning)" in done.stdout
 
 
-def test_a_file_name_is_never_taken_for_an_option(tmp_path: Path, home: Path) -> None:
-    repository = _repository(tmp_path / "models")
+def test_a_file_name_is_never_taken_for_an_option(
+    tmp_path: Path, home: Path, hook: tuple[str, str]
+) -> None:
+    repository = _repository(tmp_path / "models", hook)
     garbage = "--sarif=x.safetensors"
     (repository / garbage).write_bytes(b"this is not a safetensors file")
     (repository / "README.md").write_text("a model, and more\n", encoding="utf-8")
     _git(repository, "add", "-A")
-    done = _try_repo(repository, home)
+    done = _run_hook(repository, home)
     assert done.returncode == 1, done.stdout + done.stderr
     # Checked as a file (and refused), not read as --sarif: no log written.
     assert f"{garbage}: HEADER-LIMIT at byte 0: not a safetensors" in done.stdout

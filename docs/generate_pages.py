@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import importlib
 import json
 import os
@@ -649,12 +650,25 @@ def checkout_commands() -> str:
 
 
 def _results() -> list[dict[str, Any]]:
-    """The runs of the results matrix: results/*.json whose set-up worked."""
-    rows = [
-        json.loads(path.read_text(encoding="utf-8"))
-        for path in sorted((ROOT / "results").glob("*.json"))
-    ]
-    return [row for row in rows if "implementation" in row and "setup_error" not in row]
+    """The runs of the results matrix: results/*.json whose set-up worked.
+
+    A page asks for them in every part that names a row or a case (hundreds
+    of parts), and parsing the files is nearly all of a regeneration's CPU
+    time: they are parsed once per version of the files (name, size, mtime).
+    """
+    paths = sorted((ROOT / "results").glob("*.json"))
+    versions = tuple((str(p), p.stat().st_size, p.stat().st_mtime_ns) for p in paths)
+    return list(_parsed_results(versions))
+
+
+@functools.cache
+def _parsed_results(
+    versions: tuple[tuple[str, int, int], ...],
+) -> tuple[dict[str, Any], ...]:
+    rows = [json.loads(Path(path).read_text(encoding="utf-8")) for path, *_ in versions]
+    return tuple(
+        row for row in rows if "implementation" in row and "setup_error" not in row
+    )
 
 
 def implementations() -> int:

@@ -177,6 +177,25 @@ def test_the_count_of_implementations_is_the_rows_that_ran() -> None:
     assert GENERATOR.regenerate(text) == f"of {COUNT.format(len(ran))} implementations"
 
 
+def test_the_rows_are_read_again_when_a_results_file_changes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parsed results/*.json are kept per version of the files: a row
+    added, changed or removed is seen by the next part generated."""
+    results = tmp_path / "results"
+    results.mkdir()
+    monkeypatch.setattr(GENERATOR, "ROOT", tmp_path)
+    row = {"implementation": {"name": "a"}, "cases": {}, "tests": {}}
+    (results / "a.json").write_text(json.dumps(row), encoding="utf-8")
+    assert GENERATOR.implementations() == 1
+    (results / "b.json").write_text(json.dumps({"setup_error": "x"}), "utf-8")
+    assert GENERATOR.implementations() == 1  # a row whose set-up failed
+    (results / "b.json").write_text(json.dumps(row), encoding="utf-8")
+    assert GENERATOR.implementations() == 2
+    (results / "a.json").unlink()
+    assert GENERATOR.implementations() == 1
+
+
 def test_a_generated_number_never_starts_a_line() -> None:
     """Markdown reads a line that starts with ``<!--`` as a block of raw HTML,
     which would cut the sentence around a generated number or list in two."""

@@ -4,14 +4,15 @@ Each scratch repository has the ``.pre-commit-config.yaml`` the how-to shows,
 naming this checkout at a commit (``hook``: its HEAD, or, with uncommitted
 changes, a commit of them made as ``pre-commit try-repo`` makes it), and
 ``pre-commit run`` runs the hook on the staged files.  pre-commit installs the
-hook's environment (a virtualenv with the project in it) once, into the
-module's PRE_COMMIT_HOME, and every run here uses it.  (``try-repo`` would
-install it again on every call: it keeps its environments in a temporary
-folder of its own.)
+hook's environment (a virtualenv with the project in it) once, into a
+PRE_COMMIT_HOME every xdist worker of the session shares, and every run here
+uses it.  (``try-repo`` would install it again on every call: it keeps its
+environments in a temporary folder of its own.)
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -47,14 +48,19 @@ def _git(repository: Path, *argv: str, env: dict[str, str] | None = None) -> str
     ).stdout
 
 
-@pytest.fixture(scope="module")
-def hook(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+def _session_dir(factory: pytest.TempPathFactory) -> Path:
+    """The folder every xdist worker of the session shares."""
+    base = factory.getbasetemp()  # xdist: .../pytest-N/popen-gwK
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def _hook_commit(folder: Path) -> tuple[str, str]:
     """(repo, rev) of this checkout for a configuration, as try-repo picks them.
 
     A clean checkout is used at its HEAD.  Uncommitted changes to tracked files
-    (and staged new files) are committed into a clone of it, as ``pre-commit
-    try-repo`` does: through the clone's index and object folder, so that
-    nothing is written into this repository.
+    (and staged new files) are committed into a clone of it made in
+    ``folder``, as ``pre-commit try-repo`` does: through the clone's index and
+    object folder, so that nothing is written into this repository.
     """
     head = _git(ROOT, "rev-parse", "HEAD").strip()
     changed = subprocess.run(
@@ -65,7 +71,8 @@ def hook(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     )
     if changed.returncode == 0:
         return str(ROOT), head
-    shadow = tmp_path_factory.mktemp("hook-repository")
+    shadow = folder / "hook-repository"
+    shadow.mkdir()
     _git(shadow, "clone", "-q", str(ROOT), ".")
     _git(shadow, "checkout", "-q", head, "-b", "uncommitted")
     env = {
@@ -83,9 +90,26 @@ def hook(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
 
 
 @pytest.fixture(scope="module")
+def hook(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """The checkout's (repo, rev), made once for every xdist worker."""
+    folder = _session_dir(tmp_path_factory) / "pre-commit-hook"
+    folder.mkdir(exist_ok=True)
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        saved = folder / "hook.json"
+        if not saved.exists():
+            saved.write_text(json.dumps(_hook_commit(folder)), encoding="utf-8")
+        repo, rev = json.loads(saved.read_text(encoding="utf-8"))
+    return str(repo), str(rev)
+
+
+@pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """pre-commit's cache: the hook's environment, installed once."""
-    return tmp_path_factory.mktemp("pre-commit-home")
+    """pre-commit's cache: the hook's environment, installed once for every
+    xdist worker (pre-commit locks its cache while it installs)."""
+    home = _session_dir(tmp_path_factory) / "pre-commit-home"
+    home.mkdir(exist_ok=True)
+    return home
 
 
 def _repository(folder: Path, hook: tuple[str, str], *, commit: bool = True) -> Path:

@@ -5,8 +5,10 @@ then the page rendered from it opened in headless Chromium, asserting on
 what Chromium parsed (the DOM) and painted (the screenshot's pixels).
 """
 
+import fcntl
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -26,9 +28,7 @@ SELECT = (
 )
 
 
-@pytest.fixture(scope="module")
-def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("results")
+def _run_and_render(out: Path) -> None:
     env = {**os.environ, "STSPEC_MATRIX_DIR": str(out / "envs")}
     for name in ("reference", "hf-0.8.0"):
         subprocess.run(
@@ -40,6 +40,23 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
         [sys.executable, "-m", "matrix", "render", "--results", str(out)],
         cwd=REPO, env=env, check=True, timeout=120,
     )  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The runs and the page, made once for every xdist worker of the session."""
+    base = tmp_path_factory.getbasetemp()  # xdist: .../pytest-N/popen-gwK
+    session = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder = session / "matrix-runs"
+    folder.mkdir(exist_ok=True)
+    out = folder / "results"
+    with (folder / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not (folder / "made").exists():
+            shutil.rmtree(out, ignore_errors=True)  # a run that failed before
+            out.mkdir()
+            _run_and_render(out)
+            (folder / "made").touch()
     return out
 
 

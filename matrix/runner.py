@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OUTCOMES",
+    "called_as",
     "classify",
     "convert",
     "impl_spec",
@@ -310,6 +311,16 @@ def convert(report: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return dict(sorted(cases.items())), dict(sorted(others.items()))
 
 
+def called_as(spec: str) -> str:
+    """``spec`` as a checkout would say it: environments under ``.matrix/``.
+
+    Where the environments were (``STSPEC_MATRIX_DIR``) and where the
+    checkout was are the machine's, not the row's.
+    """
+    spec = spec.replace(str(envs.matrix_root()) + "/", ".matrix/")
+    return spec.replace(str(envs.REPO) + "/", "")
+
+
 def _probe(impl: Impl) -> dict[str, Any]:
     """What the implementation loads from each corpus file (matrix.probe).
 
@@ -387,7 +398,7 @@ def run(
             "language": impl.language,
             "kind": impl.kind,
             "note": impl.note,
-            "called_as": impl_spec(impl).replace(str(envs.REPO) + "/", ""),
+            "called_as": called_as(impl_spec(impl)),
             "described": describe(impl, python),
         },
         "environment": _environment(impl, python),

@@ -99,6 +99,22 @@ def join(header: bytes, buffer: bytes) -> bytes:
     return struct.pack("<Q", len(header)) + header + buffer
 
 
+def guarded(raw_mutate: RawMutate) -> Callable[[bytes, int, int], bytes]:
+    """Build the custom mutator for libFuzzer: :func:`mutate`, else ``raw_mutate``.
+
+    A bug in a structural mutation must not stop a fuzzing campaign: that
+    input is mutated byte-wise instead.
+    """
+
+    def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
+        try:
+            return mutate(data, max_size, seed, raw_mutate)
+        except Exception:  # noqa: BLE001 - a mutator bug must not stop the fuzzer
+            return raw_mutate(data, max_size)
+
+    return custom_mutator
+
+
 def mutate(data: bytes, max_size: int, seed: int, raw_mutate: RawMutate) -> bytes:
     """Return a mutant of ``data`` of at most ``max_size`` bytes."""
     rng = random.Random(seed)  # noqa: S311 - mutation, not cryptography

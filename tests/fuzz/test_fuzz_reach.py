@@ -628,3 +628,19 @@ def test_calls_inside_the_room_map_no_new_frame_chunks() -> None:
 
     assert stackroom.call_with_room(lambda: _page_faults(calls)) < 100
     assert stackroom.call_with_room(lambda: 42) == 42
+
+
+def test_a_failing_mutation_falls_back_to_the_byte_mutator() -> None:
+    calls: list[bytes] = []
+
+    def raw(data: bytes, max_size: int) -> bytes:
+        calls.append(data)
+        if len(calls) == 1:  # the structural mutator's own use of it fails
+            raise ValueError("a mutator bug")
+        return data[:max_size] + b"!"
+
+    custom_mutator = mutators.guarded(raw)
+    assert (
+        custom_mutator(b"not a safetensors file", 64, 1) == b"not a safetensors file!"
+    )
+    assert len(calls) == 2

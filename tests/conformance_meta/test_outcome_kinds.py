@@ -33,6 +33,12 @@ RUST_PANIC = (
     "attempt to multiply with overflow\n"
     "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
 )
+# Rust 1.88 and later name the thread's id
+RUST_188_PANIC = (
+    "\nthread 'main' (28486) panicked at src/tensor.rs:175:33:\n"
+    "range end index 8 out of range for slice of length 7\n"
+    "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
+)
 NODE_RANGE = (
     "file:///w/reader.mjs:9\n    const n = view.getBigUint64(0, true);\n"
     "                   ^\n\nRangeError: Offset is outside the bounds of the DataView\n"
@@ -58,6 +64,7 @@ CPP_BAD_ALLOC = (
     [
         (GO_PANIC, "crashed", "panic", "panic: runtime error: index out of range"),
         (RUST_PANIC, "crashed", "panic", "attempt to multiply with overflow"),
+        (RUST_188_PANIC, "crashed", "panic", "range end index 8 out of range"),
         (NODE_RANGE, "exception", "RangeError", "RangeError: Offset is outside"),
         (JAVA_NPE, "exception", "NullPointerException", "java.lang.NullPointer"),
         (PY_KEY, "exception", "KeyError", "KeyError: 'data_offsets'"),

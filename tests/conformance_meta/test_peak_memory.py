@@ -214,3 +214,59 @@ def test_a_helper_process_is_in_the_sampled_peak(tmp_path: Path) -> None:
     assert status == "rejected", done.stdout
     # 300 MiB filled; unsampled, the peak is about zero
     assert int(peak) >= 250 << 20, done.stdout
+
+
+# The first helper waits while 200 children exit at once and stay unreaped
+# (zombies), then fills 300 MiB: more processes than a sample would read if
+# zombies counted, the helper found last if the newest came first.  It
+# resets its peak mark before it exits: only the samples can see it.
+WIDE_TREE = """
+import json, mmap, os, sys, time
+if sys.argv[-1] == "--describe":
+    print(json.dumps({"protocol": 2, "name": "wide", "version": "1"}))
+    sys.exit(0)
+if b'"weight"' in open(sys.argv[-1], "rb").read():  # the runtime's own peak
+    print(json.dumps({"result": "rejected"}))
+    sys.exit(1)
+go, told = os.pipe()
+filler = os.fork()
+if filler == 0:
+    os.close(told)
+    os.read(go, 1)
+    shared = mmap.mmap(-1, 300 << 20)
+    for page in range(0, len(shared), mmap.PAGESIZE):
+        shared[page] = 1
+    time.sleep(1.5)
+    shared.close()
+    with open("/proc/self/clear_refs", "w") as refs:  # its peak mark reset
+        refs.write("5")
+    os._exit(0)
+os.close(go)
+for _ in range(200):
+    if os.fork() == 0:
+        os._exit(0)
+os.write(told, b"x")
+os.waitpid(filler, 0)
+print(json.dumps({"result": "rejected", "rule": "LAYOUT-HOLE"}))
+sys.exit(1)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="procfs: Linux")
+def test_a_helper_among_many_exited_processes_is_in_the_sampled_peak(
+    tmp_path: Path,
+) -> None:
+    program = tmp_path / "wide.py"
+    program.write_text(WIDE_TREE, encoding="utf-8")
+    path = ROOT / "corpus" / "files" / "n_layout_hole_between_tensors.safetensors"
+    done = subprocess.run(
+        [sys.executable, "-c", DRIVER, str(program), str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    status, peak = done.stdout.split()
+    assert status == "rejected", done.stdout
+    assert int(peak) >= 250 << 20, done.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import ctypes
 import os
@@ -89,8 +90,9 @@ def status_kib(pid: int, field: str) -> int | None:
     return None
 
 
-# A tree larger than this is sampled in part (its first processes found).
-_TREE_LIMIT: Final = 64
+# A tree of more live processes than this is sampled in part (the oldest
+# first). Exited processes not yet reaped hold no memory and do not count.
+_TREE_LIMIT: Final = 4096
 
 
 def tree_rss_kib(pid: int) -> int | None:
@@ -103,14 +105,18 @@ def tree_rss_kib(pid: int) -> int | None:
     own = status_kib(pid, "VmRSS")
     if own is None:
         return None
-    total, seen, queue = own, {pid}, list(_child_files(pid) or ())
-    while queue and len(seen) < _TREE_LIMIT:
-        child = queue.pop()
+    total, live, seen = own, 1, {pid}
+    queue = collections.deque(sorted(_child_files(pid) or ()))
+    while queue and live < _TREE_LIMIT:
+        child = queue.popleft()
         if child in seen:
             continue
         seen.add(child)
-        total += status_kib(child, "VmRSS") or 0
-        queue.extend(_child_files(child) or ())
+        kib = status_kib(child, "VmRSS")
+        if kib is None:  # a zombie (no memory left) or gone
+            continue
+        total, live = total + kib, live + 1
+        queue.extend(sorted(_child_files(child) or ()))
     return total
 
 

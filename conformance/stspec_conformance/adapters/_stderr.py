@@ -34,10 +34,13 @@ LINE_LIMIT: Final = 300
 _NATIVE_FIRST: Final = (
     re.compile(r"panic: \S"),  # Go
     re.compile(r"fatal error: \S"),  # Go's runtime
-    re.compile(r"thread '[^']{0,200}' panicked at "),  # Rust
+    re.compile(r"thread '[^']{0,200}'(?: \(\d{1,20}\))? panicked at "),  # Rust
     re.compile(r"terminate called "),  # C++
 )
-_RUST_PANIC: Final = re.compile(r"thread '[^']{0,200}' panicked at \S+:$")
+# Rust 1.88+ names the thread's id too: thread 'main' (28486) panicked at
+_RUST_PANIC: Final = re.compile(
+    r"thread '[^']{0,200}'(?: \(\d{1,20}\))? panicked at \S+:$"
+)
 _JAVA: Final = re.compile(
     r'Exception in thread "[^"]{0,200}" (?:[\w$]+\.){0,20}([\w$]+)(?::|$)'
 )

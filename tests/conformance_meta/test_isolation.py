@@ -4,6 +4,7 @@ outcomes, programming errors are crashes, and REJECTS names what rejects."""
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import fields
 from pathlib import Path
 
@@ -238,3 +239,21 @@ def test_an_in_process_run_the_implementation_ends_is_not_green(
     )
     assert honest.returncode == 0, honest.output[-3000:]
     assert "finished it" not in honest.output
+
+
+@pytest.mark.slow
+def test_a_server_stopped_at_its_warm_up_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the warm-up load hangs; the server is killed with its files inside
+    from stspec_conformance.adapters import isolated  # noqa: PLC0415
+
+    adapter = tmp_path / "hangs.py"
+    adapter.write_text("import time\ndef load(path):\n    time.sleep(60)\n")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr(isolated, "_START_SECONDS", 3.0)
+    monkeypatch.setattr(tempfile, "tempdir", str(temporary))
+    with pytest.raises(ImplError, match=r"did not start: no answer within 3 s"):
+        resolve(str(adapter), isolate=True)
+    assert list(temporary.iterdir()) == []

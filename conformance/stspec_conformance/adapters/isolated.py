@@ -22,9 +22,11 @@ import atexit
 import contextlib
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from typing import TYPE_CHECKING, Any, Final
 
@@ -117,6 +119,10 @@ class IsolatedAdapter(Adapter):
         atexit.register(self.close)
 
     def _start(self) -> None:
+        # The server's temporary files (its warm-up file, what the code under
+        # test leaves) go to a folder of its own, removed however it ends:
+        # killed in the middle of a load, it cannot clean up after itself.
+        self._scratch = tempfile.mkdtemp(prefix="stspec-server-")
         self._process = subprocess.Popen(  # noqa: S603 - our own module
             [
                 sys.executable,
@@ -130,7 +136,7 @@ class IsolatedAdapter(Adapter):
             stderr=subprocess.DEVNULL,
             bufsize=0,  # answers are read from the descriptor, with a deadline
             start_new_session=True,
-            env=environment(),
+            env={**environment(), "TMPDIR": self._scratch},
         )
         assert self._process.stdout is not None  # noqa: S101 - PIPE above
         try:
@@ -138,7 +144,11 @@ class IsolatedAdapter(Adapter):
             self._ready(reply)
         except (_StalledError, OSError):
             self.close()
-            raise ImplError("the isolation worker did not start") from None
+            raise ImplError(
+                "the isolation worker did not start: no answer within "
+                f"{_START_SECONDS:.0f} s (it imports the adapter, then loads "
+                "a minimal valid file)"
+            ) from None
         except (WireError, CapabilityError) as exc:
             self.close()
             raise ImplError(f"the isolation worker's first answer: {exc}") from None
@@ -175,6 +185,7 @@ class IsolatedAdapter(Adapter):
             process.wait()
         if process.stdout is not None:
             process.stdout.close()
+        shutil.rmtree(self._scratch, ignore_errors=True)
 
     def _call(self, request: Mapping[str, object], allowance: Allowance) -> Outcome:
         """Send one request; the checked answer, or why there is none."""

@@ -4,7 +4,7 @@ buffer sized by a claim that RLIMIT_DATA cannot see (a shared mapping) is a
 
 from __future__ import annotations
 
-import resource
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from _suite_runner import run_suite
 
+from stspec_conformance.adapters._process import status_kib
 from stspec_conformance.adapters.command import _Run
 
 IMPLS = Path(__file__).resolve().parent / "impls"
@@ -62,7 +63,7 @@ def test_a_correct_command_passes_the_same_files(tmp_path: Path) -> None:
 
 def test_a_kernel_mark_no_higher_than_the_suites_own_is_not_the_childs() -> None:
     # A forked child starts with the suite's pages counted in its mark.
-    own = _status_kib_self("VmHWM") * 1024
+    own = (status_kib(os.getpid(), "VmHWM") or 0) * 1024
     inherited = _Run(0, b"", b"", 0.0, 0.0, max_rss=own)
     assert inherited.own_peak() is None
     grown = _Run(0, b"", b"", 0.0, 0.0, max_rss=own + (512 << 20))
@@ -72,16 +73,9 @@ def test_a_kernel_mark_no_higher_than_the_suites_own_is_not_the_childs() -> None
 
 def test_a_sampled_peak_counts_however_large_the_suite_is() -> None:
     # samples are taken after exec: only the program's own pages are in them
-    own = _status_kib_self("VmHWM") * 1024
+    own = (status_kib(os.getpid(), "VmHWM") or 0) * 1024
     run = _Run(0, b"", b"", 0.0, 0.0, max_rss=own, sampled_rss=own // 2)
     assert run.own_peak() == own // 2
-
-
-def _status_kib_self(field: str) -> int:
-    for line in Path("/proc/self/status").read_text(encoding="ascii").splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # pragma: no cover
 
 
 def test_an_allocator_that_refuses_with_an_ordinary_error_is_a_resource_failure(
@@ -196,14 +190,25 @@ sys.exit(done.returncode)
 def test_a_helper_process_is_in_the_sampled_peak(tmp_path: Path) -> None:
     # what the program's own wait4 usage and peak mark cannot show: only the
     # samples of the tree below it, taken every SAMPLE_SECONDS
-    program = tmp_path / "helper.py"
-    program.write_text(HELPER_FILLS, encoding="utf-8")
-    path = ROOT / "corpus" / "files" / "n_layout_hole_between_tensors.safetensors"
     # started by a process whose peak was far above the helper's: the
     # driver's ru_maxrss holds that peak (Linux folds it in at exec), as it
     # holds a large xdist worker's
+    status, peak, said = _driven(tmp_path, HELPER_FILLS, big_parent=True)
+    assert status == "rejected", said
+    # 300 MiB filled; unsampled, the peak is about zero
+    assert int(peak) >= 250 << 20, said
+
+
+def _driven(
+    tmp_path: Path, program_text: str, *, big_parent: bool = False
+) -> tuple[str, str, str]:
+    """Load a file with ``program_text`` through DRIVER: status, peak, output."""
+    program = tmp_path / "program.py"
+    program.write_text(program_text, encoding="utf-8")
+    path = ROOT / "corpus" / "files" / "n_layout_hole_between_tensors.safetensors"
+    parent = [BIG_PARENT] if big_parent else []
     done = subprocess.run(
-        [sys.executable, "-c", BIG_PARENT, DRIVER, str(program), str(path)],
+        [sys.executable, "-c", *parent, DRIVER, str(program), str(path)],
         capture_output=True,
         text=True,
         timeout=300,
@@ -211,9 +216,7 @@ def test_a_helper_process_is_in_the_sampled_peak(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     status, peak = done.stdout.split()
-    assert status == "rejected", done.stdout
-    # 300 MiB filled; unsampled, the peak is about zero
-    assert int(peak) >= 250 << 20, done.stdout
+    return status, peak, done.stdout
 
 
 # The first helper waits while 200 children exit at once and stay unreaped
@@ -256,17 +259,6 @@ sys.exit(1)
 def test_a_helper_among_many_exited_processes_is_in_the_sampled_peak(
     tmp_path: Path,
 ) -> None:
-    program = tmp_path / "wide.py"
-    program.write_text(WIDE_TREE, encoding="utf-8")
-    path = ROOT / "corpus" / "files" / "n_layout_hole_between_tensors.safetensors"
-    done = subprocess.run(
-        [sys.executable, "-c", DRIVER, str(program), str(path)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    status, peak = done.stdout.split()
-    assert status == "rejected", done.stdout
-    assert int(peak) >= 250 << 20, done.stdout
+    status, peak, said = _driven(tmp_path, WIDE_TREE)
+    assert status == "rejected", said
+    assert int(peak) >= 250 << 20, said

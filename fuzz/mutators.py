@@ -15,7 +15,7 @@ import json
 import random
 import struct
 from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 from stspec import DTYPES
 
@@ -99,12 +99,24 @@ def join(header: bytes, buffer: bytes) -> bytes:
     return struct.pack("<Q", len(header)) + header + buffer
 
 
-def guarded(raw_mutate: RawMutate) -> Callable[[bytes, int, int], bytes]:
-    """Build the custom mutator for libFuzzer: :func:`mutate`, else ``raw_mutate``.
+class Fuzzer(Protocol):
+    """What :func:`guarded` needs of atheris: its byte-wise mutator."""
 
-    A bug in a structural mutation must not stop a fuzzing campaign: that
+    def Mutate(self, data: bytes, max_size: int) -> bytes:  # noqa: N802 - atheris's name
+        """Mutate ``data`` byte-wise, to at most ``max_size`` bytes."""
+
+
+def guarded(fuzzer: Fuzzer) -> Callable[[bytes, int, int], bytes]:
+    """Build the custom mutator for libFuzzer: :func:`mutate`, else byte-wise.
+
+    ``fuzzer`` is the atheris module: its ``Mutate`` is looked up on each
+    call, since atheris binds the working one only once ``Fuzz()`` runs.  A
+    bug in a structural mutation must not stop a fuzzing campaign: that
     input is mutated byte-wise instead.
     """
+
+    def raw_mutate(data: bytes, max_size: int) -> bytes:
+        return fuzzer.Mutate(data, max_size)
 
     def custom_mutator(data: bytes, max_size: int, seed: int) -> bytes:
         try:

@@ -11,6 +11,7 @@ import struct
 import subprocess
 import sys
 import time
+import types
 import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -639,7 +640,7 @@ def test_a_failing_mutation_falls_back_to_the_byte_mutator() -> None:
             raise ValueError("a mutator bug")
         return data[:max_size] + b"!"
 
-    custom_mutator = mutators.guarded(raw)
+    custom_mutator = mutators.guarded(types.SimpleNamespace(Mutate=raw))
     assert (
         custom_mutator(b"not a safetensors file", 64, 1) == b"not a safetensors file!"
     )

@@ -18,7 +18,7 @@ from stspec_corpus._paths import (
     writable_dir,
 )
 from stspec_corpus._recipes import run
-from stspec_corpus._registry import all_cases, case_by_id
+from stspec_corpus._registry import all_cases, case_by_id, plans
 from stspec_corpus._schema import schema
 
 SCHEMA: Final = "manifest.schema.json"
@@ -96,11 +96,16 @@ def check(directory: Path | str | None = None) -> list[str]:
 def materialise(case_id: str, directory: Path | str) -> Path:
     """Write one case's file into ``directory`` and return its path.
 
-    Recipe cases are built by their recipe (zero runs left as holes, so
+    Recipe cases are built by their recipe alone (zero runs left as holes, so
     sparse files cost nothing); file cases are written from the generator.
     """
+    plan = plans().get(case_id)
+    target = Path(directory) / f"{case_id}{SUFFIX}"
+    if plan is not None:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        run(*plan).write(target)
+        return target
     case = case_by_id(case_id)
-    target = Path(directory) / f"{case.id}{SUFFIX}"
     target.parent.mkdir(parents=True, exist_ok=True)
     if case.data is not None:
         target.write_bytes(case.data)

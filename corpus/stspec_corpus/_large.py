@@ -100,20 +100,97 @@ def recipe(name: str, params: Params) -> Recipe:
     return Recipe(name, dict(params), output.size, sha)
 
 
-def _recipes() -> list[Case]:
-    tail = tensor("tail", "U8", [8], [1, 2, 3, 4, 5, 6, 7, 8])
-    big = 2**32
+# Faults late in large headers: past 1,000 entries, 128 metadata keys and the
+# first 64 KiB, where a reader's checks might stop.
+LATE_KEYS: Final = 200
+LATE_AT: Final = 190
+LATE_LENGTH: Final = 500
+_TAIL: Final = tensor("tail", "U8", [8], [1, 2, 3, 4, 5, 6, 7, 8])
+_BIG: Final = 2**32
+_DOC_HEADER: Final = (
+    '{\n  "__metadata__": {\n    "format": "pt",\n    "author": "huggingface",\n'
+    '    "description": "Example model weights"\n  },\n'
+    '  "model.embed.weight": {\n    "dtype": "F16",\n    "shape": [50257, 768],\n'
+    '    "data_offsets": [0, 77194752]\n  },\n'
+    '  "model.layer.0.attn.weight": {\n    "dtype": "F16",\n'
+    '    "shape": [768, 768],\n'
+    '    "data_offsets": [77194752, 78373888]\n  },\n'
+    '  "model.layer.0.attn.bias": {\n    "dtype": "F16",\n    "shape": [768],\n'
+    '    "data_offsets": [78373888, 78375424]\n  }\n}'
+)
+
+
+def plans() -> dict[str, tuple[str, Params]]:
+    """Return each recipe case's recipe name and parameters, by case id.
+
+    Nothing runs here: materialising one case runs its recipe alone, where
+    building the cases runs every recipe for its size and sha256 (seconds).
+    """
     header_4g = obj(
         [
-            ("zeros", entry("U8", [big], 0, big)),
-            ("tail", entry("U8", [8], big, big + 8)),
+            ("zeros", entry("U8", [_BIG], 0, _BIG)),
+            ("tail", entry("U8", [8], _BIG, _BIG + 8)),
         ]
     )
+    late = {"count": LATE_KEYS, "length": LATE_LENGTH, "at": LATE_AT}
+    return {
+        "y_prefix_header_at_limit": (
+            "padded-header",
+            {"header": "{}", "length": MAX_HEADER_SIZE},
+        ),
+        "n_prefix_header_over_limit": (
+            "padded-header",
+            {"header": "{}", "length": MAX_HEADER_SIZE + 1},
+        ),
+        "y_layout_offsets_beyond_4gib": (
+            "sparse",
+            {
+                "header": aligned(header_4g),
+                "buffer_length": _BIG + 8,
+                "tail": _TAIL.data.hex(),
+            },
+        ),
+        "y_layout_dense_header_at_limit": (
+            "dense-header",
+            {"count": DENSE_COUNT, "length": MAX_HEADER_SIZE},
+        ),
+        "y_layout_50000_tensors": ("many-tensors", {"count": 50_000}),
+        "n_layout_hole_after_1500_tensors": (
+            "many-tensors",
+            {"count": 2_000, "hole_at": 1_500},
+        ),
+        "y_structure_metadata_200_keys": ("many-metadata", {**late, "fault": "none"}),
+        "n_structure_metadata_value_integer_late": (
+            "many-metadata",
+            {**late, "fault": "integer"},
+        ),
+        "n_structure_duplicate_metadata_key_late": (
+            "many-metadata",
+            {**late, "fault": "duplicate"},
+        ),
+        "n_text_utf8_invalid_past_64kib": (
+            "many-metadata",
+            {**late, "fault": "bad-utf8"},
+        ),
+        "n_layout_100000_overlapping_tensors": (
+            "many-tensors",
+            {"count": 100_000, "overlap": True},
+        ),
+        "n_example_format_notes_size_mismatch": (
+            "sparse",
+            {"header": aligned(_DOC_HEADER), "buffer_length": 78_375_424, "tail": ""},
+        ),
+    }
+
+
+def _recipes() -> list[Case]:
+    plan = plans()
+    big = _BIG
     expected_4g = Expected(
         None,
         {
             "zeros": ExpectedTensor("U8", (big,), big, SHA256_ZEROS_2POW32),
-            "tail": tail.expected(),
+            "tail": _TAIL.expected(),
         },
     )
     count = 50_000
@@ -130,7 +207,7 @@ def _recipes() -> list[Case]:
             "y_prefix_header_at_limit",
             ["HEADER-LIMIT"],
             "N = 100,000,000 exactly (the limit is allowed): {} and 0x20 padding",
-            recipe=recipe("padded-header", {"header": "{}", "length": MAX_HEADER_SIZE}),
+            recipe=recipe(*plan["y_prefix_header_at_limit"]),
             expected=Expected(None, {}),
             tags=["security"],
         ),
@@ -138,23 +215,14 @@ def _recipes() -> list[Case]:
             "n_prefix_header_over_limit",
             ["HEADER-LIMIT"],
             "N = 100,000,001 with all header bytes present ({} and 0x20 padding)",
-            recipe=recipe(
-                "padded-header", {"header": "{}", "length": MAX_HEADER_SIZE + 1}
-            ),
+            recipe=recipe(*plan["n_prefix_header_over_limit"]),
             tags=["security"],
         ),
         make(
             "y_layout_offsets_beyond_4gib",
             ["LAYOUT-BOUNDS", "NUM-RANGE"],
             "a 2^32-byte zero tensor, then U8[8] 1..8 at [2^32,2^32+8] (sparse file)",
-            recipe=recipe(
-                "sparse",
-                {
-                    "header": aligned(header_4g),
-                    "buffer_length": big + 8,
-                    "tail": tail.data.hex(),
-                },
-            ),
+            recipe=recipe(*plan["y_layout_offsets_beyond_4gib"]),
             expected=expected_4g,
             tags=["security"],
         ),
@@ -163,11 +231,7 @@ def _recipes() -> list[Case]:
             ["HEADER-LIMIT", "LAYOUT-OVERLAP"],
             "densest valid header: 1,818,000 empty U8[0] at [0,0], N = 10^8",
             # not run here: building 100 MB on every corpus build costs seconds
-            recipe=Recipe(
-                "dense-header",
-                {"count": DENSE_COUNT, "length": MAX_HEADER_SIZE},
-                8 + MAX_HEADER_SIZE,
-            ),
+            recipe=Recipe(*plan["y_layout_dense_header_at_limit"], 8 + MAX_HEADER_SIZE),
             expected=Expected(
                 None,
                 DenseTensors(DENSE_COUNT),
@@ -180,16 +244,16 @@ def _recipes() -> list[Case]:
             "y_layout_50000_tensors",
             ["LAYOUT-HOLE", "LAYOUT-OVERLAP"],
             "50,000 U8[1] tensors t00000..t49999, tensor i holding i % 256",
-            recipe=recipe("many-tensors", {"count": count}),
+            recipe=recipe(*plan["y_layout_50000_tensors"]),
             expected=many,
             dtypes=["U8"],
         ),
-        *_late_faults(),
+        *_late_faults(plan),
         make(
             "n_layout_100000_overlapping_tensors",
             ["LAYOUT-OVERLAP"],
             "100,000 U8[1] tensors that all claim [0,1] of a 1-byte buffer",
-            recipe=recipe("many-tensors", {"count": 100_000, "overlap": True}),
+            recipe=recipe(*plan["n_layout_100000_overlapping_tensors"]),
             tags=["security"],
             dtypes=["U8"],
             provenance=bug(
@@ -199,18 +263,7 @@ def _recipes() -> list[Case]:
     ]
 
 
-# Faults late in large headers: past 1,000 entries, 128 metadata keys and the
-# first 64 KiB, where a reader's checks might stop.
-LATE_KEYS: Final = 200
-LATE_AT: Final = 190
-LATE_LENGTH: Final = 500
-
-
-def _late_faults() -> list[Case]:
-    def metadata(fault: str) -> Recipe:
-        params = {"count": LATE_KEYS, "length": LATE_LENGTH, "fault": fault}
-        return recipe("many-metadata", {**params, "at": LATE_AT})
-
+def _late_faults(plan: Mapping[str, tuple[str, Params]]) -> list[Case]:
     keys = metadata_keys(LATE_KEYS)
     values = {k: metadata_value(i, LATE_LENGTH) for i, k in enumerate(keys)}
     late = f"key {LATE_AT} of {LATE_KEYS} (values of {LATE_LENGTH} bytes)"
@@ -219,33 +272,33 @@ def _late_faults() -> list[Case]:
             "n_layout_hole_after_1500_tensors",
             ["LAYOUT-HOLE"],
             "2,000 U8[1] tensors with one unused byte before tensor 1,500",
-            recipe=recipe("many-tensors", {"count": 2_000, "hole_at": 1_500}),
+            recipe=recipe(*plan["n_layout_hole_after_1500_tensors"]),
             dtypes=["U8"],
         ),
         make(
             "y_structure_metadata_200_keys",
             ["META-STRING"],
             f"{LATE_KEYS} metadata keys, no tensors: a reader keeping 128 loses some",
-            recipe=metadata("none"),
+            recipe=recipe(*plan["y_structure_metadata_200_keys"]),
             expected=Expected(values, {}),
         ),
         make(
             "n_structure_metadata_value_integer_late",
             ["META-STRING"],
             f"the metadata value of {late} is the number 1",
-            recipe=metadata("integer"),
+            recipe=recipe(*plan["n_structure_metadata_value_integer_late"]),
         ),
         make(
             "n_structure_duplicate_metadata_key_late",
             ["KEY-UNIQUE"],
             f"{late} repeats the name of key {LATE_AT - 10}",
-            recipe=metadata("duplicate"),
+            recipe=recipe(*plan["n_structure_duplicate_metadata_key_late"]),
         ),
         make(
             "n_text_utf8_invalid_past_64kib",
             ["HEADER-UTF8"],
             f"the byte 0xFF starts the value of {late}, past the first 64 KiB",
-            recipe=metadata("bad-utf8"),
+            recipe=recipe(*plan["n_text_utf8_invalid_past_64kib"]),
         ),
     ]
 
@@ -260,17 +313,6 @@ def _examples() -> list[Case]:
         "author": "huggingface",
         "description": "Example model weights",
     }
-    doc_header = (
-        '{\n  "__metadata__": {\n    "format": "pt",\n    "author": "huggingface",\n'
-        '    "description": "Example model weights"\n  },\n'
-        '  "model.embed.weight": {\n    "dtype": "F16",\n    "shape": [50257, 768],\n'
-        '    "data_offsets": [0, 77194752]\n  },\n'
-        '  "model.layer.0.attn.weight": {\n    "dtype": "F16",\n'
-        '    "shape": [768, 768],\n'
-        '    "data_offsets": [77194752, 78373888]\n  },\n'
-        '  "model.layer.0.attn.bias": {\n    "dtype": "F16",\n    "shape": [768],\n'
-        '    "data_offsets": [78373888, 78375424]\n  }\n}'
-    )
     first = tensor(
         "TENSOR_NAME", "F16", [1, 16, 256], [f16((i % 2048) / 32) for i in range(4096)]
     )
@@ -314,14 +356,7 @@ def _examples() -> list[Case]:
             ["SIZE-MATCH"],
             "the format notes' example: attn.weight F16[768,768] spans 1,179,136 "
             "bytes, not 1,179,648",
-            recipe=recipe(
-                "sparse",
-                {
-                    "header": aligned(doc_header),
-                    "buffer_length": 78_375_424,
-                    "tail": "",
-                },
-            ),
+            recipe=recipe(*plans()["n_example_format_notes_size_mismatch"]),
             provenance=example(_DOC),
             dtypes=["F16"],
         ),

@@ -10,7 +10,7 @@ suite's single-fault generator.)
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from stspec_corpus._large import aligned, recipe
 from stspec_corpus._model import (
@@ -23,6 +23,9 @@ from stspec_corpus._model import (
     pattern,
     tensor,
 )
+
+if TYPE_CHECKING:
+    from stspec_corpus._recipes import Params
 
 _SMALL: Final = build([tensor("a", "F32", [2], [1.5, -2.0])])
 _MIB: Final = 1 << 20
@@ -75,14 +78,19 @@ def _trailing() -> list[Case]:
     return out
 
 
-def _large_trailing() -> Case:
+def plans() -> dict[str, tuple[str, Params]]:
+    """Return the recipe case's recipe name and parameters, by id (nothing runs)."""
     header = aligned(obj([("a", entry("U8", [2 * _MIB], 0, 2 * _MIB))]))
     params = {"header": header, "buffer_length": 2 * _MIB + 8, "tail": "01" * 8}
+    return {"n_layout_trailing_after_2mib_tensor": ("sparse", params)}
+
+
+def _large_trailing() -> Case:
     return make(
         "n_layout_trailing_after_2mib_tensor",
         ["LAYOUT-TRAILING"],
         "a 2 MiB U8 tensor, then 8 bytes 0x01 no tensor covers (sparse file)",
-        recipe=recipe("sparse", params),
+        recipe=recipe(*plans()["n_layout_trailing_after_2mib_tensor"]),
         dtypes=["U8"],
     )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
@@ -10,7 +11,7 @@ import pytest
 
 import stspec
 import stspec_corpus
-from stspec_corpus import _lint
+from stspec_corpus import _lint, _registry
 from stspec_corpus._large import SHA256_ZEROS_2POW32, sha256_of_zeros
 from stspec_corpus._model import Case
 from stspec_corpus._recipes import run
@@ -51,6 +52,24 @@ def test_unhashed_recipes_are_deterministic() -> None:
             first = run(case.recipe.name, case.recipe.params)
             assert first == run(case.recipe.name, case.recipe.params), case.id
             assert first.size == case.size
+
+
+def test_recipe_plans_are_the_recipe_cases_own() -> None:
+    # materialise() runs a recipe case's plan alone; all_cases() checks the
+    # plans against the cases, and a plan that drifts from its case fails it
+    _registry.check_plans(stspec_corpus.all_cases())
+    case = next(c for c in RECIPE_CASES if c.id == "y_layout_50000_tensors")
+    assert case.recipe is not None
+    drifted = stspec_corpus.Recipe(
+        case.recipe.name, {"count": 49_999}, case.size, case.sha256
+    )
+    with pytest.raises(ValueError, match=r"differ from their cases: \['y_layout_50000"):
+        _registry.check_plans(
+            dataclasses.replace(c, recipe=drifted) if c is case else c
+            for c in RECIPE_CASES
+        )
+    with pytest.raises(ValueError, match=r"differ from their cases: \['y_layout_50000"):
+        _registry.check_plans(c for c in RECIPE_CASES if c is not case)
 
 
 def test_sparse_recipe_costs_no_disk(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from array import array
 from typing import TYPE_CHECKING
 
 import pytest
+from calls import python_calls
 from stfiles import entry, file_from, file_of
 
 import stspec
@@ -709,12 +710,7 @@ def test_data_offsets_of_the_wrong_types_are_counted_like_one_by_one() -> None:
 
 
 def _python_calls(data: bytes | Path) -> int:
-    """How many Python-level function calls read() makes on ``data``, closed.
-
-    A count, not a time: it is the same on a quiet or a loaded machine, so a
-    change that makes the reader call Python once per member cannot land
-    unseen.
-    """
+    """How many Python-level function calls read() makes on ``data``, closed."""
 
     def read() -> None:  # one call of the count, and no other
         try:  # noqa: SIM105 - contextlib.suppress would count 3 more
@@ -722,19 +718,7 @@ def _python_calls(data: bytes | Path) -> int:
         except stspec.SafetensorsError:
             pass
 
-    read()  # compiled patterns and caches are not the point
-    calls = 0
-
-    def count(_frame: object, event: str, _arg: object) -> None:
-        nonlocal calls
-        calls += event == "call"
-
-    sys.setprofile(count)
-    try:
-        read()
-    finally:
-        sys.setprofile(None)
-    return calls
+    return python_calls(read)
 
 
 def test_a_file_of_one_tensor_is_read_in_few_python_calls(tmp_path: Path) -> None:

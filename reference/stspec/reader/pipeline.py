@@ -19,6 +19,7 @@ from stspec.reader.fast import scan
 from stspec.reader.first import EARLY_FROM, Settled, early, structural
 from stspec.reader.layout import check_layout
 from stspec.reader.plain import Valid
+from stspec.reader.recognise import sound_header
 from stspec.reader.report import OffsetMap, Report
 from stspec.reader.strict_json import JsonStop, Text
 from stspec.reader.unmapped import FileBuffer
@@ -132,7 +133,9 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     buffer, mapping = _open(source, mapped=mapped)
     valid = None
     try:
-        errors, valid = check(buffer, limit=1, first_only=True, mapping=mapping)
+        valid = _sound(buffer)
+        if valid is None:
+            errors, valid = check(buffer, limit=1, first_only=True, mapping=mapping)
         if valid is None:
             error = _first_must(errors)
     finally:
@@ -175,6 +178,8 @@ def validate(
         raise ValueError(f"limit must be at least 1 or None, not {limit}")
     buffer, mapping = _open(source, mapped=mapped)
     try:
+        if _sound(buffer) is not None:
+            return Violations()
         return check(buffer, limit=limit, mapping=mapping)[0]
     finally:
         buffer.release()
@@ -207,6 +212,18 @@ def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
             # Emptied by another process since fstat: judged as it now is.
             return memoryview(b""), None
     return memoryview(mapping), mapping
+
+
+def _sound(buffer: Buffer) -> Valid | None:
+    """Return the header of a file of a few tensors as writers emit it, if sound.
+
+    Judged whole, at once (recognise.sound_header); None: anything else,
+    which the pipeline judges.
+    """
+    found = sound_header(
+        buffer.head if isinstance(buffer, FileBuffer) else buffer, len(buffer)
+    )
+    return None if found is None else Valid(*found)
 
 
 # read(): the answer from the header's first bytes ----------------------------

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 from functools import cache
+from math import prod
 
+from stspec.dtypes import BITS, RANK
 from stspec.reader.strict_json import (
     INT,
     PLAIN_STRING,
@@ -21,6 +23,7 @@ from stspec.reader.strict_json import (
     Text,
     string,
 )
+from stspec.reader.table import TensorTable
 from stspec.rules import U64_MAX
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
@@ -31,6 +34,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CANONICAL",
+    "WHOLE_LONGEST",
     "between_names",
     "control_chars",
     "fields_head",
@@ -41,6 +45,7 @@ __all__ = [
     "plain_member",
     "plain_run",
     "reordered",
+    "sound_header",
     "string_pair",
 ]
 
@@ -344,3 +349,117 @@ def string_pair(src: Text, pos: int) -> tuple[str, str, int, str, int] | None:
     if after is None:  # pragma: no cover - every part of it is optional
         return None
     return head.group(1), item, item_pos, after.group(1), after.end()
+
+
+# A small compact header, judged whole ---------------------------------------
+# Writers emit compact JSON: ``{"__metadata__":{"format":"pt"},"w":{"dtype":
+# "F32","shape":[2],"data_offsets":[0,8]}}`` and 0x20 padding, the tensors
+# laid out in header order.  For a file of a few tensors, matching such a
+# header whole, then its entries and its metadata pairs, and proving each
+# entry sound with no call per entry costs a fraction of the member scan's
+# fixed cost (a folder of small files is checked at HF's speed).  A header
+# that is anything else, or breaks any rule, gets no answer here: the
+# pipeline judges it member by member and says why.  So this accepts only
+# what the plain path accepts (tests/reference/test_reader_paths_agree.py).
+
+# Headers up to this long (about 8 entries) are tried: past that, the member
+# scan's bulk way (bulk.py) is faster, running no bytecode per entry.
+WHOLE_LONGEST: Final = 1024
+
+
+def _string(group: str) -> str:
+    # A string without escapes or control characters (its value is its
+    # text); ``group`` opens the group around the value: "(" or "(?:".
+    return rf'"{group}[^"\\\x00-\x1f]*+)"'
+
+
+def _pair(group: str) -> str:
+    return f"{_string(group)}:{_string(group)}"
+
+
+def _entry(group: str) -> str:
+    return (
+        rf'{_string(group)}:\{{"dtype":"{group}[A-Z0-9_]++)",'
+        rf'"shape":\[{group}(?:{INT}(?:,{INT})*+)?)\],'
+        rf'"data_offsets":\[{group}{INT}),{group}{INT})\]\}}'
+    )
+
+
+_PAIRS: Final = re.compile(_pair("("))
+_ENTRIES: Final = re.compile(_entry("("))
+_ANY_PAIRS = rf"(?:{_pair('(?:')}(?:,{_pair('(?:')})*+)?"
+_SOME_ENTRIES = rf"{_entry('(?:')}(?:,{_entry('(?:')})*+"
+# The whole header: the metadata first if any (group 1: its pairs; a comma
+# after it only before an entry), the entries (group 2), 0x20 padding.
+_HEADER: Final = re.compile(
+    rf'\{{(?:"__metadata__":\{{({_ANY_PAIRS})\}}(?:,(?=")|(?=\}})))?'
+    rf"({_SOME_ENTRIES})?\}} *+"
+)
+# Under 20 characters no dimension passes 2^64-1 and no prefix of the
+# product passes it before a 0 brings it back (see fast._sound_run).
+_SHORT_SHAPE: Final = 20
+
+
+def sound_header(  # noqa: PLR0911 - each refusal sends the file to the scan
+    data: bytes | bytearray | memoryview, length: int
+) -> tuple[int, dict[str, str] | None, TensorTable] | None:
+    """Return the length, metadata and tensors of a sound compact header, else None.
+
+    ``data`` holds the file's first bytes: the prefix, and the header if the
+    file has one up to WHOLE_LONGEST bytes long; ``length`` is the file's length.
+    None says only that this module cannot vouch for the file.
+    """
+    header_length = int.from_bytes(data[:8], "little")
+    data_start = 8 + header_length
+    if (
+        length < 8
+        or header_length > WHOLE_LONGEST
+        or data_start > length
+        or data_start > len(data)
+    ):
+        return None
+    try:
+        text = str(data[8:data_start], "utf-8")
+    except UnicodeDecodeError:
+        return None
+    found = _HEADER.fullmatch(text)
+    if found is None:
+        return None
+    pairs, listed = found.groups()
+    metadata = None
+    if pairs is not None:
+        items = _PAIRS.findall(pairs)
+        metadata = dict(items)
+        if len(metadata) != len(items):
+            return None  # a repeated key
+    table = TensorTable()
+    index, codes, offsets, dims, starts = table.columns
+    cursor = 0
+    for name, dtype, shape, begin_token, end_token in (
+        _ENTRIES.findall(listed) if listed else ()
+    ):
+        bits = BITS.get(dtype)
+        if bits is None or len(shape) >= _SHORT_SHAPE or name in index:
+            return None
+        sizes = tuple(map(int, shape.split(","))) if shape else ()
+        bits *= prod(sizes)
+        begin = int(begin_token)
+        end = int(end_token)
+        if (
+            begin != cursor
+            or bits > U64_MAX
+            or bits & 7
+            or bits >> 3 != end - begin
+            or end > U64_MAX
+        ):
+            return None
+        cursor = end
+        index[name] = len(codes)
+        codes.append(RANK[dtype])
+        offsets.append(begin)
+        offsets.append(end)
+        dims.extend(sizes)
+        starts.append(len(dims))
+    if cursor != length - data_start or "__metadata__" in index:
+        return None
+    return header_length, metadata, table

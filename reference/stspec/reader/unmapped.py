@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 __all__ = ["FileBuffer"]
 
 _PREFIX_SIZE: Final = 8
+# The first read of a file: its prefix and, in most small files, the header.
+_FIRST_READ: Final = 4096
 
 
 class FileBuffer:
@@ -35,9 +37,11 @@ class FileBuffer:
     (each slice a fresh, read-only memoryview) and ``release()``, which
     closes the file.  The length is the file's size when it was opened, or
     less if the header could not be read in full because the file shrank.
+    ``head`` holds the file's first bytes: the prefix and, when the prefix
+    makes it plausible, the header.
     """
 
-    __slots__ = ("_fd", "_head", "_length")
+    __slots__ = ("_fd", "_length", "head")
 
     def __init__(self, path: str | os.PathLike[str] | int) -> None:
         # A bare descriptor read at explicit positions (pread): no buffer to
@@ -47,12 +51,14 @@ class FileBuffer:
         # duplicated: release() closes the copy, the caller keeps its own.
         self._fd = os.dup(path) if isinstance(path, int) else os.open(path, os.O_RDONLY)
         try:
-            self._head, self._length = self._read_head(path)
+            self.head, self._length = self._read_head(path)
         except BaseException:
             self.release()
             raise
 
-    def _read_head(self, path: str | os.PathLike[str] | int) -> tuple[bytearray, int]:
+    def _read_head(
+        self, path: str | os.PathLike[str] | int
+    ) -> tuple[bytes | bytearray, int]:
         status = os.fstat(self._fd)
         if stat.S_ISDIR(status.st_mode):
             # Opening a directory for reading succeeds; reading it does not
@@ -63,22 +69,28 @@ class FileBuffer:
                 path if isinstance(path, int) else os.fspath(path),
             )
         length = status.st_size
+        # One read takes the prefix and a small header together (a folder
+        # of small files is read at a call per file).
+        head: bytes | bytearray = os.pread(self._fd, min(length, _FIRST_READ), 0)
         expected = min(length, _PREFIX_SIZE)
-        head = self._read(0, expected)
-        if len(head) == _PREFIX_SIZE:
-            # Copy the header only when the prefix makes it plausible; the
+        if len(head) >= _PREFIX_SIZE:
+            # Keep the header only when the prefix makes it plausible; the
             # reader rejects the file from the prefix alone otherwise.
-            header_length = int.from_bytes(head, "little")
+            header_length = int.from_bytes(head[:_PREFIX_SIZE], "little")
             if header_length <= MAX_HEADER_SIZE and (
                 _PREFIX_SIZE + header_length <= length
             ):
-                # Read in place after the prefix: the header is held once,
-                # never copied (a check peaks at one copy of it, as HF).
-                head = self._read(_PREFIX_SIZE, header_length, head)
                 expected += header_length
+                if len(head) < expected:
+                    # Read in place after what was read: the header is held
+                    # once, never copied (a check peaks at one copy of it).
+                    head = self._read(len(head), expected - len(head), head)
         if len(head) < expected:
             # The file shrank since fstat: judge it as it is now, ending here.
             length = len(head)
+        elif len(head) > expected:
+            # Tensor bytes are read when asked for, never served from here.
+            head = head[:expected]
         return head, length
 
     def _read(
@@ -111,8 +123,8 @@ class FileBuffer:
 
     def __getitem__(self, key: slice) -> memoryview:
         start, stop, _ = key.indices(self._length)
-        if stop <= len(self._head):
-            return memoryview(self._head).toreadonly()[start:stop]
+        if stop <= len(self.head):
+            return memoryview(self.head).toreadonly()[start:stop]
         size = max(stop - start, 0)
         data = self._read(start, size)
         if len(data) < size:

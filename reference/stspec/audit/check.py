@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from stspec.audit.opening import regular_file
+from stspec.audit.opening import open_regular
 from stspec.audit.summary import Summary, summarize
 from stspec.errors import SafetensorsError
 from stspec.reader.pipeline import read, validate
@@ -82,8 +82,12 @@ def check_file(task: Task) -> FileResult:
     try:
         # Opened once, without blocking, and judged by what was opened: a
         # name turned into a FIFO since the folder was listed is refused.
-        with regular_file(task.path) as fd:
+        # (try/finally, not regular_file: five Python calls less per file)
+        fd = open_regular(task.path)
+        try:
             return _check(task, fd)
+        finally:
+            os.close(fd)
     except OSError as exc:
         return FileResult(task.shown, "unreadable", reason=exc.strerror or str(exc))
 

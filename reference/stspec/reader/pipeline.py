@@ -190,7 +190,8 @@ def validate(
 def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return memoryview(source).cast("B"), None
-    if isinstance(source, bool) or not isinstance(source, (str, os.PathLike, int)):
+    # os.PathLike last: its check runs Python code (abc).
+    if isinstance(source, bool) or not isinstance(source, (str, int, os.PathLike)):
         raise TypeError(
             "source must be a path, a file descriptor or a bytes-like object, "
             f"not {type(source).__name__}"

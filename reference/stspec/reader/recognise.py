@@ -387,20 +387,38 @@ def _entry(group: str) -> str:
 
 _PAIRS: Final = re.compile(_pair("("))
 _ENTRIES: Final = re.compile(_entry("("))
-_ANY_PAIRS = rf"(?:{_pair('(?:')}(?:,{_pair('(?:')})*+)?"
-_SOME_ENTRIES = rf"{_entry('(?:')}(?:,{_entry('(?:')})*+"
-# The whole header: the metadata first if any (group 1: its pairs; a comma
-# after it only before an entry), the entries (group 2), 0x20 padding.
+# The whole header: the metadata first if any, then the entries, then 0x20
+# padding.  The first pair and the first entry are captured, the others as
+# one span each for _PAIRS and _ENTRIES: most small files have one of each,
+# and then one match reads it all.  The empty group says the metadata is
+# there; a comma after it only before an entry.
 _HEADER: Final = re.compile(
-    rf'\{{(?:"__metadata__":\{{({_ANY_PAIRS})\}}(?:,(?=")|(?=\}})))?'
-    rf"({_SOME_ENTRIES})?\}} *+"
+    rf'\{{(?:"__metadata__"():\{{(?:{_pair("(")}((?:,{_pair("(?:")})*+))?\}}'
+    rf'(?:,(?=")|(?=\}})))?'
+    rf"(?:{_entry('(')}((?:,{_entry('(?:')})*+))?\}} *+"
 )
 # Under 20 characters no dimension passes 2^64-1 and no prefix of the
 # product passes it before a 0 brings it back (see fast._sound_run).
 _SHORT_SHAPE: Final = 20
 
 
-def sound_header(  # noqa: PLR0911 - each refusal sends the file to the scan
+def _metadata(key: str | None, item: str, more: str | None) -> dict[str, str] | None:
+    """Return the metadata whose first pair and other pairs _HEADER matched.
+
+    None if a key repeats (KEY-UNIQUE).
+    """
+    if key is None:
+        return {}
+    metadata = {key: item}
+    if more:
+        pairs = _PAIRS.findall(more)
+        metadata.update(pairs)
+        if len(metadata) != len(pairs) + 1:
+            return None
+    return metadata
+
+
+def sound_header(
     data: bytes | bytearray | memoryview, length: int
 ) -> tuple[int, dict[str, str] | None, TensorTable] | None:
     """Return the length, metadata and tensors of a sound compact header, else None.
@@ -425,19 +443,43 @@ def sound_header(  # noqa: PLR0911 - each refusal sends the file to the scan
     found = _HEADER.fullmatch(text)
     if found is None:
         return None
-    pairs, listed = found.groups()
+    (
+        has_metadata,
+        key,
+        item,
+        more_pairs,
+        name,
+        dtype,
+        shape,
+        begin_token,
+        end_token,
+        more_entries,
+    ) = found.groups()
     metadata = None
-    if pairs is not None:
-        items = _PAIRS.findall(pairs)
-        metadata = dict(items)
-        if len(metadata) != len(items):
-            return None  # a repeated key
+    if has_metadata is not None:
+        metadata = _metadata(key, item, more_pairs)
+        if metadata is None:
+            return None
+    entries: list[tuple[str, ...]] = (
+        [] if name is None else [(name, dtype, shape, begin_token, end_token)]
+    )
+    if more_entries:
+        entries += _ENTRIES.findall(more_entries)
+    table = _table(entries, length - data_start)
+    if table is None:
+        return None
+    return header_length, metadata, table
+
+
+def _table(entries: list[tuple[str, ...]], buffer_length: int) -> TensorTable | None:
+    """Return the table of these entries if each is sound and they tile the buffer.
+
+    None if any is not, or if a name repeats or is ``__metadata__``.
+    """
     table = TensorTable()
     index, codes, offsets, dims, starts = table.columns
     cursor = 0
-    for name, dtype, shape, begin_token, end_token in (
-        _ENTRIES.findall(listed) if listed else ()
-    ):
+    for name, dtype, shape, begin_token, end_token in entries:
         bits = BITS.get(dtype)
         if bits is None or len(shape) >= _SHORT_SHAPE or name in index:
             return None
@@ -460,6 +502,6 @@ def sound_header(  # noqa: PLR0911 - each refusal sends the file to the scan
         offsets.append(end)
         dims.extend(sizes)
         starts.append(len(dims))
-    if cursor != length - data_start or "__metadata__" in index:
+    if cursor != buffer_length or "__metadata__" in index:
         return None
-    return header_length, metadata, table
+    return table

@@ -550,6 +550,49 @@ def test_generated_runs_of_unknown_members_agree(
     assert fast.omitted == plain.omitted
 
 
+_ORDERED = [f"k{i}" for i in range(200)]
+# Out of order: a run per name.
+_SHUFFLED = sorted(_ORDERED, key=lambda name: name[::-1])
+
+
+# An entry that ends with a stretch of plain members is checked for a repeat
+# all at once: names in order are sorted, others go into a set, from the
+# first (_FEW_RUNS 1) or after a few runs (8), or never (10**9).
+@pytest.mark.parametrize(
+    "names",
+    [
+        pytest.param(_ORDERED, id="ordered"),
+        pytest.param(_SHUFFLED, id="shuffled"),
+        pytest.param([*_ORDERED, "k7"], id="last-repeats"),
+        pytest.param([*_SHUFFLED[:150], "k7", *_SHUFFLED[150:]], id="repeat-inside"),
+        pytest.param(["k7", *_ORDERED[8:], "k7"], id="first-and-last"),
+        pytest.param(["a", "b", "c", *_ORDERED, "b"], id="repeats-a-name-before"),
+        pytest.param(["a", "b", "c", *_ORDERED, "shape"], id="field-last"),
+    ],
+)
+@pytest.mark.parametrize("few_runs", [1, 8, 10**9])
+@pytest.mark.parametrize("chunk", [64, 1 << 16])
+def test_a_closing_stretch_of_members_agrees(
+    monkeypatch: pytest.MonkeyPatch, names: list[str], few_runs: int, chunk: int
+) -> None:
+    from stspec.reader import members  # noqa: PLC0415 - the module patched
+
+    monkeypatch.setattr(members, "_FEW_RUNS", few_runs)
+    monkeypatch.setattr(members, "_SPLIT_CHUNK", chunk)
+    data = _run([f'"{name}":0' for name in names])
+    for limit in (1, 100, None):
+        plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
+        fast, _ = check(memoryview(data), limit=limit)
+        assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
+            (e.rule, e.offset, e.path, e.msg) for e in plain
+        ]
+        assert fast.omitted == plain.omitted
+    first = next((e for e in plain if MUST[e.rule]), plain[0])
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)
+
+
 def _meta(members: str) -> bytes:
     return file_of('{"__metadata__":{' + members + '},"w":' + _U8 + "}", b"x")
 

@@ -9,6 +9,8 @@ the metadata with the recognisers (recognise.py) and the C decoder
 from __future__ import annotations
 
 from functools import cache
+from itertools import islice
+from operator import eq, gt
 
 from stspec.dtypes import BITS, bit_count
 from stspec.reader import strict_json
@@ -31,6 +33,7 @@ from stspec.reader.recognise import (
     control_chars,
     fields_head,
     int_array,
+    last_member,
     offsets_value,
     one_flat_object,
     over_u64,
@@ -101,6 +104,10 @@ _FEW_MEMBERS: Final = 5
 _SPLIT_CHUNK: Final = 1 << 16
 # How many names of a chunk are checked against those before them at once.
 _ADDED_AT_ONCE: Final = 8192
+# Names in fewer ascending runs than this are sorted to find a repeat: the
+# merge costs a few passes over them, less than a hash table's cache miss
+# per name (see _Distinct).
+_FEW_RUNS: Final = 8
 # The fields' names as they appear in a text with no escape.
 _QUOTED_FIELDS: Final = tuple(f'"{field}"' for field in FIELDS)
 
@@ -434,7 +441,8 @@ def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:
     left to the caller, which ends the object.  Returns what _plain_members
     does, or None when the text is anything else (a string value, an
     escape, a nested value, a field, a repeat), for the regular expressions
-    to take; a stretch is not tried again after that.
+    to take; a stretch is not tried again after that.  A stretch that ends
+    the entry is first tried whole (_closing_run).
     """
     text = state.src.text
     if pos < state.split_from:
@@ -442,6 +450,10 @@ def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:
     if pos >= state.split_close:
         found = text.find("}", pos)
         state.split_close = found if found >= 0 else len(text)
+        if not (state.first_only and decided(state.report)):
+            taken = _closing_run(state, seen, pos, state.split_close)
+            if taken is not None:
+                return taken
     close = state.split_close
     # Up to the opening quote of a member: the pieces stay whole.
     end = text.rfind(',"', pos, min(close, pos + _SPLIT_CHUNK)) + 1
@@ -449,6 +461,89 @@ def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:
     if taken is None:
         state.split_from = close
     return taken
+
+
+def _closing_run(state: FastScan, seen: set[str], pos: int, close: int) -> int | None:
+    """Take the members from ``pos`` to the entry's end but the last, or return None.
+
+    When the stretch up to ``close`` (its first ``}``) holds only members
+    _plain_names takes, and a last one with a plain name and a scalar,
+    ``close`` ends the entry: after that last member, whose name the caller
+    reads, no name is looked up in ``seen``.  So the names, the last one's
+    included, are checked for a repeat all at once (_Distinct) and stay out
+    of ``seen``.  Returns what _plain_members does, or None for _split_run
+    to take the stretch chunk by chunk (a repeat among them included).
+    """
+    text = state.src.text
+    last = text.rfind(',"', pos, close) + 1
+    tail = last_member().fullmatch(text, last, close) if last > pos else None
+    if tail is None or tail.group(1) in FIELDS:
+        return None
+    names = _Distinct()
+    at = pos
+    while at < last:
+        # Up to the opening quote of a member, as in _scalar_members.
+        end = text.rfind(',"', at, min(last + 1, at + _SPLIT_CHUNK)) + 1
+        some = _plain_names(text, at, end) if end > at else None
+        if some is None or not names.add(some):
+            return None
+        at = end
+    if not names.add([tail.group(1)]) or not names.none_in(seen):
+        return None
+    count_more(state.report, "ENTRY-UNKNOWN", names.count - 1)
+    return -last
+
+
+class _Distinct:
+    """Names none of which repeats, held as cheaply as their order allows.
+
+    While they come in a few ascending runs (as a counter writes them: ``k9``
+    before ``k10``), they are listed, and sorting merges the runs at a few
+    passes over them; after that, they go into a set, which costs a cache
+    miss per name once it is large, several times what the merge costs.
+    """
+
+    __slots__ = ("count", "hashed", "listed", "runs")
+
+    def __init__(self) -> None:
+        self.listed: list[str] = []
+        self.hashed: set[str] | None = None
+        self.runs = 1
+        self.count = 0
+
+    def add(self, names: list[str]) -> bool:
+        """Add ``names``; False when one repeats (listed ones: see none_in)."""
+        self.count += len(names)
+        listed, hashed = self.listed, self.hashed
+        if hashed is not None:
+            before = len(hashed)
+            hashed.update(names)
+            return len(hashed) - before == len(names)
+        if listed and names and listed[-1] > names[0]:
+            self.runs += 1
+        self.runs += sum(map(gt, names, islice(names, 1, None)))
+        listed += names
+        if self.runs < _FEW_RUNS:
+            return True
+        self.hashed = set(listed)
+        self.listed = []
+        return len(self.hashed) == self.count
+
+    def none_in(self, seen: set[str]) -> bool:
+        """Whether no name is in ``seen`` and, when listed, none repeats."""
+        if self.hashed is not None:
+            return self.hashed.isdisjoint(seen)
+        from bisect import bisect_left  # noqa: PLC0415 - on first use (start-up)
+
+        names = self.listed
+        names.sort()
+        if any(map(eq, names, islice(names, 1, None))):
+            return False
+        for name in seen:
+            at = bisect_left(names, name)
+            if at < len(names) and names[at] == name:
+                return False
+        return True
 
 
 def _split_run(state: FastScan, seen: set[str], pos: int, end: int) -> int | None:

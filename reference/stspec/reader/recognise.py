@@ -39,6 +39,7 @@ __all__ = [
     "control_chars",
     "fields_head",
     "int_array",
+    "last_member",
     "offsets_value",
     "one_flat_object",
     "over_u64",
@@ -91,6 +92,12 @@ _SCALAR = (
 def plain_member() -> re.Pattern[str]:
     """Match one unknown member with a plain name and a scalar value, and its comma."""
     return re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W},{_W}")
+
+
+@cache
+def last_member() -> re.Pattern[str]:
+    """Match an object's last member with a plain name and a scalar value."""
+    return re.compile(rf"{_NAME}{_W}:{_W}{_SCALAR}{_W}")
 
 
 @cache

@@ -3,6 +3,7 @@
 // on anything it does not recognise as the library's own refusal, so the
 // suite counts it as a crash, never as a rejection.
 import { createHash } from "node:crypto";
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 
 const WINDOW = 1 << 20;
 const WINDOWED_ABOVE = 256 << 20;
@@ -19,6 +20,37 @@ export function digest(bytes) {
   const starts = [...new Set([0, Math.max(0, Math.floor(n / 2) - WINDOW / 2), Math.max(0, n - WINDOW)])];
   starts.sort((a, b) => a - b);
   return { windows: starts.map((s) => [s, sha256(bytes.subarray(s, s + Math.min(WINDOW, n - s)))]), nbytes: n };
+}
+
+// The largest single read Node makes (readFileSync refuses a file over 2 GiB
+// with ERR_FS_FILE_TOO_LARGE): a limit of Node's file API, not of a library.
+const CHUNK = 1 << 30;
+
+// A file its wrapper does not hand over: beyond what the library's API can be
+// given, a limit the wrapper declares (max_file_size), refused before reading.
+export class BeyondLimit extends Error {
+  name = "BeyondLimit";
+}
+
+// The whole file in one fresh ArrayBuffer, read in chunks, as a caller of an
+// in-memory API fills one for a file of any size; `most` bytes at most.
+export function readWhole(path, most = Number.MAX_SAFE_INTEGER) {
+  const fd = openSync(path, "r");
+  try {
+    const size = fstatSync(fd).size;
+    if (size > most) throw new BeyondLimit(`the file's ${size} bytes are more than the ${most} its API can take`);
+    const buffer = new ArrayBuffer(size);
+    let done = 0;
+    while (done < size) {
+      const want = Math.min(CHUNK, size - done);
+      const got = readSync(fd, new Uint8Array(buffer, done, want), 0, want, done);
+      if (got === 0) break; // the file shrank while it was read
+      done += got;
+    }
+    return done === size ? buffer : buffer.slice(0, done);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function answer(value, code) {

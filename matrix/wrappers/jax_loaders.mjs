@@ -8,10 +8,16 @@
 // dereferences what is not there).  F16 views are Float16Array, which Node 20
 // does not have: there the wrapper declares no F16, and an F16 tensor's
 // ReferenceError is an unexpected exception on a dtype it does not declare.
+// parse takes an ArrayBuffer of any size: the file is read into one in
+// chunks (readFileSync stops at 2 GiB, a limit of Node's, not the library's).
+// Each tensor is a typed array over it, and a typed array on Node 20 has at
+// most 2^32 elements (`buffer.constants.MAX_LENGTH`): a U8 tensor of more
+// than 2^32 bytes is a RangeError in parse, declared as max_tensor_size.
+import { constants } from "node:buffer";
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { digest, serve } from "./_protocol.mjs";
+import { digest, readWhole, serve } from "./_protocol.mjs";
 
 // Its ES module entry, as its users import it (the CommonJS one does not load
 // on Node 20: it requires a path its dependency does not export).
@@ -25,7 +31,7 @@ const DTYPES = ["BOOL", "U8", "I8", "I16", "U16", ...(HAS_F16 ? ["F16"] : []), "
 
 function read(path) {
   // A fresh buffer, as a fetch's arrayBuffer() gives: alignment is the file's.
-  const file = safetensors.parse(new Uint8Array(readFileSync(path)));
+  const file = safetensors.parse(readWhole(path));
   const tensors = {};
   for (const [name, { dtype, shape, data }] of Object.entries(file.tensors)) {
     tensors[name] = { dtype, shape, ...digest(new Uint8Array(data.buffer, data.byteOffset, data.byteLength)) };
@@ -34,7 +40,7 @@ function read(path) {
 }
 
 serve(
-  { protocol: 2, name: "@jax-js/loaders safetensors.parse", version, capabilities: { read_dtypes: DTYPES } },
+  { protocol: 2, name: "@jax-js/loaders safetensors.parse", version, capabilities: { read_dtypes: DTYPES, max_tensor_size: constants.MAX_LENGTH } },
   read,
   (error) => error?.constructor === Error || error instanceof SyntaxError,
 );

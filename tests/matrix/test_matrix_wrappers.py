@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -53,6 +54,51 @@ def test_an_answer_the_node_wrapper_cannot_serialise_is_no_rejection(
     assert answer["result"] == "accepted", answer
     said = answer.get("reason") or answer.get("error")
     assert "could not be serialised (RangeError" in said
+
+
+# A reader of the whole file, as the in-memory Node rows read it: readWhole,
+# with the file-size limit its API has (here 16 bytes) refused unread.
+WHOLE_READER = """
+import {{ BeyondLimit, digest, readWhole, serve }} from "{protocol}";
+function read(path) {{
+  const bytes = new Uint8Array(readWhole(path, 16));
+  const t = {{ dtype: "U8", shape: [bytes.length], ...digest(bytes) }};
+  return {{ metadata: null, tensors: {{ t }} }};
+}}
+serve({{ protocol: 2, name: "whole" }}, read, (error) => error instanceof BeyondLimit);
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+@pytest.mark.parametrize(
+    ("size", "result"), [(0, "accepted"), (16, "accepted"), (17, "rejected")]
+)
+def test_a_node_wrapper_reads_the_whole_file_or_refuses_it_beyond_its_limit(
+    size: int, result: str, tmp_path: Path
+) -> None:
+    # readFileSync refuses files over 2 GiB: the Node rows read in chunks
+    script = tmp_path / "whole.mjs"
+    script.write_text(
+        WHOLE_READER.format(protocol=(WRAPPERS / "_protocol.mjs").as_uri())
+    )
+    data = bytes(range(size))
+    (tmp_path / "f.safetensors").write_bytes(data)
+    done = subprocess.run(
+        [str(shutil.which("node")), str(script), str(tmp_path / "f.safetensors")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    answer = json.loads(done.stdout)
+    assert answer["result"] == result, (answer, done.stderr[-2000:])
+    if result == "accepted":
+        got = answer["tensors"]["t"]
+        assert got["sha256"] == hashlib.sha256(data).hexdigest()
+        assert got["nbytes"] == size
+    else:
+        assert done.returncode == 1
+        assert answer["reason"].startswith("BeyondLimit: the file's 17 bytes")
 
 
 def _hf_wrapper() -> ModuleType:

@@ -8,8 +8,9 @@ base64 from ``corpus/files``), the rule's statement (``stspec.rules``) and
 the installed version; where the project takes reports and the API the
 matrix calls come from its row (``matrix/rows/NAME.toml``).  The hand-written
 parts (its reproducer script, the suggested fix per kind of finding, the
-upstream status) live in ``matrix/findings.toml``.  Deterministic: no clock,
-no environment.
+statements a reproducer shows on a corpus file that the run's outcomes do
+not (``checks``), the upstream status) live in ``matrix/findings.toml``.
+Deterministic: no clock, no environment.
 """
 
 from __future__ import annotations
@@ -389,6 +390,41 @@ def _section(
     ]
 
 
+def _checks(hand: dict[str, Any], manifest: dict[str, Any], run: str) -> list[str]:
+    """The statements a reproducer shows that no outcome of the run does."""
+    checks: list[dict[str, str]] = hand.get("checks", [])
+    if not checks:
+        return []
+    lines = [
+        "## Also shown by calling the library directly",
+        "",
+        (
+            "The conformance run does not show these by itself (another failure "
+            "comes first there, or it is a measurement); the reproducer does."
+        ),
+        "",
+    ]
+    for check in checks:
+        case = manifest[check["case"]]
+        script = check.get("script")
+        text, language, how = _script({"script": script}) if script else ("", "", run)
+        shown = [f"`{script}`:", "", f"```{language}", text.rstrip(), "```", ""]
+        lines += [
+            f"### `{case['id']}`",
+            "",
+            check["says"].strip(),
+            "",
+            *_file_block(case),
+            "",
+            *(shown if script else []),
+            "```sh",
+            f"{how} {case['id']}.safetensors",
+            "```",
+            "",
+        ]
+    return lines
+
+
 def report(
     result: dict[str, Any], manifest: dict[str, Any], hand: dict[str, Any]
 ) -> str:
@@ -438,6 +474,7 @@ def report(
         lines += ["No reproducer that calls the library directly is written yet.", ""]
     for number, finding in enumerate(found, 1):
         lines += _section(number, finding, result, hand, run)
+    lines += _checks(hand, manifest, run)
     more = hand.get("more", [])
     if more:
         lines += [

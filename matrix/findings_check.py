@@ -22,7 +22,12 @@ wrapper's doing is given to the library directly, and the record holds only
 if the library does what the case asks within the case's CPU-time limit: it
 accepts a valid (or tolerated) file, and refuses an invalid one, since
 accepting an invalid file is the library's own failure, whatever the
-wrapper then did with the answer.  A
+wrapper then did with the answer.  And it runs each ``checks`` entry: a
+statement the report makes that no outcome of the run shows (another
+failure comes first there, or it is a measurement), shown by a reproducer
+on a corpus file; it holds if the reproducer exits 0 (the report's own
+reproducer when the library accepts the file, one of its own when what it
+measured is what the statement says).  A
 compiled reproducer is built against the row's own pins, offline: a Go one
 in the row's module (its ``go.mod`` and ``go.sum`` under the environment
 folder), a Rust one in a copy of the row's cargo project (its
@@ -435,6 +440,22 @@ class _Checker:
         right = "the library rejects it" if invalid else "the library accepts it"
         self._say(ok, "not_the_library", case_id, (right, "NOT CONFIRMED"), said)
 
+    def statement(self, check: dict[str, str]) -> None:
+        """One ``checks`` entry: its reproducer on its case, exit status 0."""
+        script = envs.REPO / "matrix" / "repro" / (check.get("script") or "")
+        if "script" not in check:
+            script = self._script("")
+        file = materialise(check["case"], self.tmp)
+        command, env = _command(self.name, script, file, self.tmp)
+        run = _run(command, env, _limiter(None, None))
+        file.unlink()
+        if isinstance(run, str):
+            ok, said = False, run
+        else:
+            out = run.stdout.strip().splitlines()
+            ok, said = run.returncode == 0, (out or [crash_line(run.stderr)])[-1]
+        self._say(ok, "check", check["case"], ("holds", "DOES NOT HOLD"), said)
+
 
 def check(names: list[str]) -> int:
     """Run the reproducers; the number of findings or records that did not hold."""
@@ -471,6 +492,8 @@ def check(names: list[str]) -> int:
                         checker.not_the_library(
                             case_id, cases[case_id], invalid=invalid
                         )
+                for statement in hand.get("checks", []):
+                    checker.statement(statement)
             except subprocess.CalledProcessError as built:  # the compiler said why
                 said = _build_error(str(built.stderr))
                 print(f"{name}: {hand['script']} does not build: {said[:160]}")

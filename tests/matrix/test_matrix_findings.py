@@ -89,6 +89,25 @@ def test_every_report_names_an_existing_reproducer() -> None:
             assert kind in {k.key for k in findings.KINDS}, (name, kind)
             assert (REPO / "matrix" / "repro" / own).is_file(), (name, own)
         assert set(hand.get("fix", {})) <= {k.key for k in findings.KINDS}, name
+        for check in hand.get("checks", []):
+            assert set(check) <= {"case", "script", "says"}, (name, check)
+            assert check["says"].strip(), (name, check)
+            script = check.get("script", hand["script"])
+            assert (REPO / "matrix" / "repro" / script).is_file(), (name, script)
+
+
+def test_every_check_names_a_case_of_the_corpus_and_is_in_its_report() -> None:
+    hands = tomllib.loads(findings.DATA.read_text("utf-8"))
+    data = json.loads((REPO / "corpus" / "manifest.json").read_text("utf-8"))
+    known = {case["id"] for case in data["cases"]}
+    checked = {n: h["checks"] for n, h in hands.items() if h.get("checks")}
+    assert checked
+    for name, checks in checked.items():
+        text = (REPO / "results" / "findings" / f"{name}.md").read_text("utf-8")
+        for check in checks:
+            assert check["case"] in known, (name, check["case"])
+            assert f"### `{check['case']}`" in text, (name, check["case"])
+            assert f"{check['case']}.safetensors\n```" in text, (name, check["case"])
 
 
 def test_committed_findings_are_what_the_script_makes(tmp_path: Path) -> None:
@@ -184,6 +203,38 @@ def test_a_not_the_library_record_holds_only_if_the_library_is_right(
     err = "panic: runtime error\n" if code == 2 else "ValueError: no"
     run = subprocess.CompletedProcess(["x"], code, out, err)
     assert findings_check._library_right(run, invalid=invalid)[0] is holds
+
+
+@pytest.mark.parametrize(("code", "holds"), [(0, True), (1, False), (-9, False)])
+def test_a_check_holds_only_if_its_reproducer_exits_0(
+    code: int,
+    holds: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    ran: list[list[str]] = []
+
+    def run(command: list[str], *_: object) -> subprocess.CompletedProcess[str]:
+        ran.append(command)
+        return subprocess.CompletedProcess(command, code, "a: F32 [2]\nsaid\n", "")
+
+    monkeypatch.setattr(findings_check, "_run", run)
+    monkeypatch.setattr(envs, "env_dir", lambda _name: tmp_path)
+    hand = {"script": "open_npm_safetensors.mjs"}
+    checker = findings_check._Checker("npm-safetensors", hand, str(tmp_path))
+    checker.statement({"case": "n_layout_size_match_short", "says": "x"})
+    checker.statement(
+        {"case": "n_layout_size_match_long", "script": "reminis_import_peak.py"}
+    )
+    assert checker.failures == (0 if holds else 2)
+    # the report's reproducer unless the check names its own, on the case
+    assert Path(ran[0][-2]).name == "open_npm_safetensors.mjs"
+    assert Path(ran[0][-1]).name == "n_layout_size_match_short.safetensors"
+    assert Path(ran[1][-2]).name == "reminis_import_peak.py"
+    said = capsys.readouterr().out.splitlines()
+    mark = "holds: said" if holds else "DOES NOT HOLD: said"
+    assert said[0] == f"npm-safetensors check n_layout_size_match_short: {mark}"
 
 
 def test_every_not_the_library_record_names_a_case_of_the_corpus() -> None:

@@ -305,18 +305,11 @@ def test_files_past_path_max_are_named_not_skipped(
     assert line.endswith(": File name too long")
 
 
-@pytest.mark.skipif(
-    multiprocessing.get_start_method() != "fork",
-    reason="the stand-in check reaches the workers through fork",
-)
-def test_a_killed_worker_leaves_every_unchecked_file_named(
-    tmp_path: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def _kill_a_worker(folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Fill ``folder`` with 80 valid files; the worker checking f40 is killed."""
     for number in range(80):
-        (tmp_path / f"f{number:02}.safetensors").write_bytes(GOOD)
-    victim = str(tmp_path / "f40.safetensors")
+        (folder / f"f{number:02}.safetensors").write_bytes(GOOD)
+    victim = str(folder / "f40.safetensors")
     real = _check._check
 
     def killed_on_the_victim(task: _check.Task, fd: int) -> _check.FileResult:
@@ -326,6 +319,22 @@ def test_a_killed_worker_leaves_every_unchecked_file_named(
 
     # Workers are forked from this process, so they check with the stand-in.
     monkeypatch.setattr(_check, "_check", killed_on_the_victim)
+    return victim
+
+
+_FORKED = pytest.mark.skipif(
+    multiprocessing.get_start_method() != "fork",
+    reason="the stand-in check reaches the workers through fork",
+)
+
+
+@_FORKED
+def test_a_killed_worker_leaves_every_unchecked_file_named(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    victim = _kill_a_worker(tmp_path, monkeypatch)
     status, out, err = run(capsys, "check", "-j", "2", "--json", str(tmp_path))
     assert status == 2
     assert "Traceback" not in err
@@ -342,6 +351,32 @@ def test_a_killed_worker_leaves_every_unchecked_file_named(
         for report in unchecked
     )
     assert all(report["valid"] for report in files if "error" not in report)
+
+
+@_FORKED
+def test_a_killed_worker_costs_the_terminal_one_line_with_the_count(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A big folder loses thousands of files with a worker: one line each
+    # would bury the rest of the output.
+    victim = _kill_a_worker(tmp_path, monkeypatch)
+    status, out, err = run(capsys, "check", "-j", "2", str(tmp_path))
+    assert status == 2
+    checked = [line.split(": ")[0] for line in out.splitlines()]
+    assert all(
+        line.endswith(": valid (1 tensor, 67 bytes)") for line in out.splitlines()
+    )
+    orphans = sorted(str(p) for p in tmp_path.iterdir() if str(p) not in checked)
+    assert victim in orphans
+    assert len(orphans) > 5  # at least the rest of the victim's chunk of 10
+    (line,) = err.splitlines()
+    assert line == (
+        f"stspec: {len(orphans)} files not checked: a process checking files died "
+        f"(killed by the OOM killer or a signal?): {', '.join(orphans[:5])}, ... "
+        "(--json and --sarif name every one)"
+    )
 
 
 def _socket(path: Path) -> None:

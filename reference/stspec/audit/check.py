@@ -23,6 +23,7 @@ else:
     from stspec.record import NamedTuple
 
 __all__ = [
+    "WORKER_DIED",
     "FileResult",
     "Progress",
     "Task",
@@ -40,7 +41,8 @@ _PREFIX_RULES: Final = frozenset(
 _POOL_MIN_FILES: Final = 64
 _PROGRESS_AFTER: Final = 0.5  # seconds before a progress line appears
 _PROGRESS_EVERY: Final = 0.1
-_DIED: Final = (
+# The reason of every file a killed worker left without a result.
+WORKER_DIED: Final = (
     "not checked: a process checking files died (killed by the OOM killer or a signal?)"
 )
 
@@ -180,7 +182,9 @@ def check_files(
                 # A worker was killed (the OOM killer, kill -9): the files
                 # without a result are named as not checked, never dropped.
                 for task in tasks[done:]:
-                    yield meter.tick(FileResult(task.shown, "unreadable", reason=_DIED))
+                    yield meter.tick(
+                        FileResult(task.shown, "unreadable", reason=WORKER_DIED)
+                    )
         except BaseException:
             # Ctrl-C (or a consumer that stops): drop the queued files rather
             # than wait for them.

@@ -7,7 +7,13 @@ import os
 import sys
 
 from stspec.audit import INVALID, TROUBLE, VALID
-from stspec.audit.check import FileResult, Progress, Task, check_files
+from stspec.audit.check import (
+    WORKER_DIED,
+    FileResult,
+    Progress,
+    Task,
+    check_files,
+)
 from stspec.audit.inputs import Target, entry, gather
 from stspec.audit.opening import regular_file
 from stspec.audit.shard_checks import SHARD_CHECKS_BY_ID
@@ -149,17 +155,10 @@ def audit(paths: list[str], options: Options) -> int:
             status = TROUBLE
         models = [_open_model(target) for target in inputs.targets if target.index]
         tasks = _tasks(inputs.targets, models, every=options.every or _full(options))
-        meter = Progress(sys.stderr, len(tasks))
-        results: dict[str, FileResult] = {}
-        for task, result in zip(
-            tasks,
-            check_files(tasks, jobs=_jobs(options, inputs, session), meter=meter),
-            strict=True,
-        ):
-            results[task.path] = result
-            status = max(status, _outcome(result))
-            if not options.as_json:
-                _show_file(result, options, remote.get(result.shown), meter)
+        results, checked = _check_all(
+            tasks, options, remote, _jobs(options, inputs, session)
+        )
+        status = max(status, checked)
         for model in models:
             _check_model(model, results)
             status = max(status, VALID if model.valid else INVALID)
@@ -174,6 +173,28 @@ def audit(paths: list[str], options: Options) -> int:
             if not options.as_json and not options.quiet:
                 out(_transfer_line(remote, session.transferred))
         return max(status, _finish(ordered, models, inputs, options, extra))
+
+
+def _check_all(
+    tasks: list[Task], options: Options, remote: dict[str, Fetched], jobs: int | None
+) -> tuple[dict[str, FileResult], int]:
+    """Check every file and print its lines; give the results by path, the status."""
+    meter = Progress(sys.stderr, len(tasks))
+    results: dict[str, FileResult] = {}
+    status = VALID
+    orphans: list[str] = []  # left without a result by a killed worker
+    for task, result in zip(
+        tasks, check_files(tasks, jobs=jobs, meter=meter), strict=True
+    ):
+        results[task.path] = result
+        status = max(status, _outcome(result))
+        if result.reason == WORKER_DIED:
+            orphans.append(result.shown)
+        elif not options.as_json:
+            _show_file(result, options, remote.get(result.shown), meter)
+    if orphans and not options.as_json:
+        _print_orphans(orphans)
+    return results, status
 
 
 def _jobs(options: Options, inputs: Inputs, session: Session | None) -> int | None:
@@ -573,6 +594,19 @@ def _print_file(result: FileResult, options: Options) -> None:
     )
     if result.verdict == "tolerated":
         out(f"{shown}: {_TOLERATED}")
+
+
+def _print_orphans(orphans: list[str]) -> None:
+    """Say in one line which files a killed worker left unchecked.
+
+    A pool that loses a worker leaves every file after it without a result:
+    thousands of lines, one each, would bury the rest. The JSON and SARIF
+    forms still name every one.
+    """
+    shown = ", ".join(file_name(name) for name in orphans[:5])
+    if len(orphans) > 5:
+        shown += ", ... (--json and --sarif name every one)"
+    complain(f"{count(len(orphans), 'file')} {WORKER_DIED}: {shown}")
 
 
 def _print_model(model: _Model, options: Options) -> None:

@@ -40,6 +40,8 @@ __all__ = [
 REPO: Final = Path(__file__).resolve().parent.parent
 _STAMP: Final = ".installed.json"
 _PY: Final = f"python{sys.version_info.major}.{sys.version_info.minor}"
+# build script -> the folder of matrix/wrappers/ it builds beside every wrapper
+_SHARED_SOURCES: Final = {"go_module.sh": REPO / "matrix" / "wrappers" / "_gowire"}
 
 
 def matrix_root() -> Path:
@@ -180,6 +182,14 @@ def _build(impl: Impl) -> None:
         stamp["sources"] = {
             path.name: path.read_text(encoding="utf-8")
             for path in sorted(sources.iterdir())
+            if path.is_file()
+        }
+    # The Go wrappers share a helper module the build script copies too.
+    shared = _SHARED_SOURCES.get(impl.build)
+    if shared is not None:
+        stamp["shared"] = {
+            path.name: path.read_text(encoding="utf-8")
+            for path in sorted(shared.iterdir())
             if path.is_file()
         }
     if _stamp_matches(folder, stamp):

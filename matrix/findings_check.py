@@ -148,17 +148,21 @@ def go_binary(name: str, script: Path, tmp: str) -> Path:
 
     The row's ``go.mod`` and ``go.sum`` (``matrix/build/go_module.sh`` copied
     them beside the wrapper) pin every module, and ``-mod=readonly`` with no
-    proxy builds from exactly those, already in the module cache.  Built once
-    per run; a failed build raises ``CalledProcessError``.
+    proxy builds from exactly those, already in the module cache.  The go.mod
+    replaces ``matrix/wire`` with ``../_gowire``, so the build folder keeps
+    the set-up's layout: ``src/`` beside ``_gowire/``.  Built once per run; a
+    failed build raises ``CalledProcessError``.
     """
-    work = Path(tmp) / f"go-{name}-{script.stem}"
+    work = Path(tmp) / f"go-{name}-{script.stem}" / "src"
     binary = work / "repro"
     if binary.exists():
         return binary
     work.mkdir(parents=True, exist_ok=True)
-    source = envs.env_dir(name) / "src"
+    built = envs.env_dir(name)
+    if (built / "_gowire").is_dir():
+        shutil.copytree(built / "_gowire", work.parent / "_gowire", dirs_exist_ok=True)
     for pinned in ("go.mod", "go.sum"):
-        shutil.copyfile(source / pinned, work / pinned)
+        shutil.copyfile(built / "src" / pinned, work / pinned)
     shutil.copyfile(script, work / "main.go")
     env = {**os.environ, "GOFLAGS": "-mod=readonly", "GOPROXY": "off"}
     subprocess.run(  # noqa: S603 - our own script, the go toolchain

@@ -43,6 +43,25 @@ def test_build_args_reach_the_script_and_a_change_rebuilds(
     assert builds[-1][-1] == "other"
 
 
+def test_a_changed_shared_go_helper_rebuilds_every_go_row_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STSPEC_MATRIX_DIR", str(tmp_path / "envs"))
+    builds: list[list[str]] = []
+    monkeypatch.setattr(envs, "_check", lambda argv, **_: builds.append(argv))
+    shared = tmp_path / "_gowire"
+    shared.mkdir()
+    (shared / "wire.go").write_text("package wire\n")
+    monkeypatch.setitem(envs._SHARED_SOURCES, "go_module.sh", shared)
+    go, rust = by_name("go-syft"), by_name("hf-rust-0.8.0")
+    for impl in (go, rust):
+        envs._build(impl)
+    (shared / "wire.go").write_text("package wire // changed\n")
+    for impl in (go, rust):
+        envs._build(impl)
+    assert [argv[-1] for argv in builds] == ["go_syft", "0.8.0", "go_syft"]
+
+
 def test_no_deps_packages_install_after_the_pins_and_a_change_rebuilds(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

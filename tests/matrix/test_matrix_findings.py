@@ -431,11 +431,13 @@ def test_a_go_reproducer_crashes_by_its_panic_line(
 def test_a_go_reproducer_is_built_in_the_rows_pinned_module(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """go.mod and go.sum from the row's set-up, the script as main.go, no proxy."""
+    """go.mod, go.sum and _gowire from the row's set-up, the script as main.go."""
     row = tmp_path / "env"
     (row / "src").mkdir(parents=True)
     (row / "src" / "go.mod").write_text("module w\n\nrequire x v1.2.3\n")
     (row / "src" / "go.sum").write_text("x v1.2.3 h1:abc=\n")
+    (row / "_gowire").mkdir()
+    (row / "_gowire" / "wire.go").write_text("package wire\n")
     script = REPO / "matrix" / "repro" / "open_go_syft.go"
     builds: list[tuple[list[str], Path, dict[str, str]]] = []
 
@@ -455,6 +457,8 @@ def test_a_go_reproducer_is_built_in_the_rows_pinned_module(
     assert (cwd / "main.go").read_text() == script.read_text()
     for pinned in ("go.mod", "go.sum"):
         assert (cwd / pinned).read_text() == (row / "src" / pinned).read_text()
+    # go.mod's replace of matrix/wire with ../_gowire finds it as in the set-up
+    assert (cwd.parent / "_gowire" / "wire.go").read_text() == "package wire\n"
     command, _env = findings_check._command("go-syft", script, Path("f"), str(scratch))
     assert command == [str(binary), "f"]
 

@@ -6,96 +6,52 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
-	"sort"
 	"syscall"
 
 	"github.com/nlpodyssey/safetensors"
+
+	"matrix/wire"
 )
-
-const (
-	window    = 1 << 20
-	hashLimit = 256 << 20
-)
-
-func answer(v any, code int) {
-	out, err := json.Marshal(v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(70)
-	}
-	fmt.Println(string(out))
-	os.Exit(code)
-}
-
-func sum(b []byte) string {
-	h := sha256.Sum256(b)
-	return hex.EncodeToString(h[:])
-}
 
 // digest: a sha256, or above 256 MiB the sha256 of three 1 MiB windows.
 func digest(entry map[string]any, data []byte) {
-	n := len(data)
-	if n <= hashLimit {
-		entry["sha256"] = sum(data)
+	n := int64(len(data))
+	if n <= wire.HashLimit {
+		entry["sha256"] = wire.Sum(data)
 		return
 	}
-	starts := []int{0, max(0, n/2-window/2), max(0, n-window)}
-	sort.Ints(starts)
 	var windows [][2]any
-	for i, s := range starts {
-		if i > 0 && s == starts[i-1] {
-			continue
-		}
-		windows = append(windows, [2]any{s, sum(data[s:min(n, s+window)])})
+	for _, s := range wire.WindowStarts(n) {
+		windows = append(windows, [2]any{s, wire.Sum(data[s:min(n, s+wire.Window)])})
 	}
 	entry["windows"] = windows
 }
 
-func main() {
-	if len(os.Args) != 2 || os.Args[1] == "--write" {
-		fmt.Fprintln(os.Stderr, "usage: nlpodyssey-st FILE | --describe")
-		os.Exit(2)
-	}
-	if os.Args[1] == "--describe" {
-		answer(map[string]any{
-			"protocol": 2,
-			"name":     "github.com/nlpodyssey/safetensors",
-			"version":  version,
-			"capabilities": map[string]any{
-				"read_dtypes": []string{"BOOL", "U8", "I8", "I16", "U16", "F16", "BF16", "I32", "U32", "F32", "F64", "I64", "U64"},
-			},
-		}, 0)
-	}
-	f, err := os.Open(os.Args[1])
+func read(path string) {
+	f, err := os.Open(path)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(70)
+		wire.Fail(err)
 	}
 	info, err := f.Stat()
 	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(70)
+		wire.Fail(err)
 	}
 	buf := []byte{}
 	if info.Size() > 0 {
 		buf, err = syscall.Mmap(int(f.Fd()), 0, int(info.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "mmap:", err)
-			os.Exit(70)
+			wire.Fail(fmt.Errorf("mmap: %w", err))
 		}
 	}
 	st, err := safetensors.Deserialize(buf)
 	if err != nil {
-		answer(map[string]any{"result": "rejected", "reason": err.Error()}, 1)
+		wire.Reject(err.Error())
 	}
 	_, meta, err := safetensors.ReadMetadata(buf)
 	if err != nil {
-		answer(map[string]any{"result": "rejected", "reason": err.Error()}, 1)
+		wire.Reject(err.Error())
 	}
 	tensors := map[string]any{}
 	for _, t := range st.Tensors() {
@@ -108,5 +64,17 @@ func main() {
 	if m := meta.Metadata(); m != nil {
 		metadata = m
 	}
-	answer(map[string]any{"result": "accepted", "metadata": metadata, "tensors": tensors}, 0)
+	wire.Accept(metadata, tensors)
+}
+
+func main() {
+	wire.Command{
+		Program: "go_nlpodyssey",
+		Name:    "github.com/nlpodyssey/safetensors",
+		Version: version,
+		Capabilities: map[string]any{
+			"read_dtypes": []string{"BOOL", "U8", "I8", "I16", "U16", "F16", "BF16", "I32", "U32", "F32", "F64", "I64", "U64"},
+		},
+		Read: read,
+	}.Run()
 }

@@ -27,3 +27,7 @@ require (
 	gorgonia.org/vecf32 v0.9.0 // indirect
 	gorgonia.org/vecf64 v0.9.0 // indirect
 )
+
+require matrix/wire v0.0.0
+
+replace matrix/wire => ../_gowire

@@ -46,6 +46,8 @@ import (
 
 	"github.com/ollama/ollama/convert"
 	"github.com/ollama/ollama/fs/ggml"
+
+	"matrix/wire"
 )
 
 // the Qwen2 converter's renames (convert_qwen2.go:65-81)
@@ -67,32 +69,17 @@ var replacer = strings.NewReplacer(
 
 const config = `{"architectures": ["Qwen2ForCausalLM"]}`
 
-func answer(v any, code int) {
-	out, err := json.Marshal(v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(70)
-	}
-	fmt.Println(string(out))
-	os.Exit(code)
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "wrapper:", err)
-	os.Exit(70)
-}
-
 // folder makes the model folder ollama create would be pointed at.
 func folder(path string) string {
 	dir, err := os.MkdirTemp("", "ollama-convert-")
 	if err != nil {
-		fail(err)
+		wire.Fail(err)
 	}
 	files := map[string]string{"config.json": config, "tokenizer.json": "{}"}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			os.RemoveAll(dir)
-			fail(err)
+			wire.Fail(err)
 		}
 	}
 	// os.DirFS opens through the link, as it would a model folder's link
@@ -103,7 +90,7 @@ func folder(path string) string {
 	}
 	if err != nil {
 		os.RemoveAll(dir)
-		fail(err)
+		wire.Fail(err)
 	}
 	return dir
 }
@@ -177,14 +164,14 @@ func mismatch(g *ggml.GGML, listed map[string]entry) string {
 func create(dir string) (*ggml.GGML, error) {
 	out, err := os.CreateTemp(dir, "fp16")
 	if err != nil {
-		fail(err)
+		wire.Fail(err)
 	}
 	defer out.Close()
 	if err := convert.ConvertModel(os.DirFS(dir), out); err != nil {
 		return nil, err
 	}
 	if _, err := out.Seek(0, io.SeekStart); err != nil {
-		fail(err)
+		wire.Fail(err)
 	}
 	return ggml.Decode(out, -1)
 }
@@ -195,7 +182,7 @@ func read(path string) {
 	g, err := create(dir)
 	if err != nil {
 		os.RemoveAll(dir)
-		answer(map[string]any{"result": "rejected", "reason": err.Error()}, 1)
+		wire.Reject(err.Error())
 	}
 	listed, ok := listing(path)
 	differs := "the header cannot be listed"
@@ -204,36 +191,28 @@ func read(path string) {
 	}
 	os.RemoveAll(dir)
 	if differs != "" {
-		answer(map[string]any{"result": "accepted", "metadata": nil,
-			"tensors": map[string]any{"": map[string]any{"dtype": nil, "shape": nil}},
-			"reason":  "ollama create succeeded: " + differs}, 0)
+		wire.Unlisted("ollama create succeeded: " + differs)
 	}
 	tensors := map[string]any{}
 	for name, e := range listed {
 		tensors[name] = map[string]any{"dtype": e.Type, "shape": e.Shape}
 	}
-	answer(map[string]any{"result": "accepted", "metadata": nil, "tensors": tensors}, 0)
+	wire.Accept(nil, tensors)
 }
 
 func main() {
-	if len(os.Args) != 2 || os.Args[1] == "--write" {
-		fmt.Fprintln(os.Stderr, "usage: go_ollama_convert FILE | --describe")
-		os.Exit(2)
-	}
-	if os.Args[1] == "--describe" {
-		answer(map[string]any{
-			"protocol": 2,
-			"name":     "github.com/ollama/ollama/convert (ConvertModel, then fs/ggml.Decode)",
-			"version":  version,
-			"capabilities": map[string]any{
-				"header_only": true,
-				"metadata":    false,
-				// the dtypes WriteTo converts (reader_safetensors.go:151-185)
-				"read_dtypes": []string{"F32", "F16", "BF16", "U8"},
-				// data_offsets decode as int64 (reader_safetensors.go:23)
-				"max_number": int64(9223372036854775807),
-			},
-		}, 0)
-	}
-	read(os.Args[1])
+	wire.Command{
+		Program: "go_ollama_convert",
+		Name:    "github.com/ollama/ollama/convert (ConvertModel, then fs/ggml.Decode)",
+		Version: version,
+		Capabilities: map[string]any{
+			"header_only": true,
+			"metadata":    false,
+			// the dtypes WriteTo converts (reader_safetensors.go:151-185)
+			"read_dtypes": []string{"F32", "F16", "BF16", "U8"},
+			// data_offsets decode as int64 (reader_safetensors.go:23)
+			"max_number": int64(9223372036854775807),
+		},
+		Read: read,
+	}.Run()
 }

@@ -28,34 +28,9 @@ import (
 	"strconv"
 
 	"github.com/ollama/ollama/x/imagegen/safetensors"
+
+	"matrix/wire"
 )
-
-const (
-	window    = 1 << 20
-	hashLimit = 256 << 20
-)
-
-func answer(v any, code int) {
-	out, err := json.Marshal(v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(70)
-	}
-	fmt.Println(string(out))
-	os.Exit(code)
-}
-
-func windowStarts(n int64) []int64 {
-	starts := []int64{0, max(0, n/2-window/2), max(0, n-window)}
-	sort.Slice(starts, func(i, j int) bool { return starts[i] < starts[j] })
-	var out []int64
-	for i, s := range starts {
-		if i == 0 || s != starts[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
 
 // digest reads the tensor's reader to its end, as ollama copies it into a
 // blob: a sha256, or above 256 MiB the sha256 of three 1 MiB windows, read
@@ -67,7 +42,7 @@ func digest(td *safetensors.TensorData) (map[string]any, error) {
 		return nil, err
 	}
 	entry := map[string]any{"dtype": td.Dtype, "shape": td.Shape}
-	if n <= hashLimit {
+	if n <= wire.HashLimit {
 		entry["sha256"] = hex.EncodeToString(h.Sum(nil))
 		return entry, nil
 	}
@@ -76,14 +51,13 @@ func digest(td *safetensors.TensorData) (map[string]any, error) {
 		return nil, fmt.Errorf("the tensor reader has no ReadAt for windows")
 	}
 	var windows [][2]any
-	buf := make([]byte, window)
-	for _, s := range windowStarts(n) {
-		k, err := at.ReadAt(buf[:min(window, n-s)], s)
+	buf := make([]byte, wire.Window)
+	for _, s := range wire.WindowStarts(n) {
+		k, err := at.ReadAt(buf[:min(wire.Window, n-s)], s)
 		if err != nil && err != io.EOF {
 			return nil, err
 		}
-		sum := sha256.Sum256(buf[:k])
-		windows = append(windows, [2]any{s, hex.EncodeToString(sum[:])})
+		windows = append(windows, [2]any{s, wire.Sum(buf[:k])})
 	}
 	entry["windows"] = windows
 	return entry, nil
@@ -92,22 +66,22 @@ func digest(td *safetensors.TensorData) (map[string]any, error) {
 func read(path string) {
 	ex, err := safetensors.OpenForExtraction(path)
 	if err != nil {
-		answer(map[string]any{"result": "rejected", "reason": err.Error()}, 1)
+		wire.Reject(err.Error())
 	}
 	defer ex.Close()
 	all, err := ex.ExtractAll()
 	if err != nil {
-		answer(map[string]any{"result": "rejected", "reason": err.Error()}, 1)
+		wire.Reject(err.Error())
 	}
 	tensors := map[string]any{}
 	for _, td := range all {
 		entry, err := digest(td)
 		if err != nil {
-			answer(map[string]any{"result": "rejected", "reason": err.Error()}, 1)
+			wire.Reject(err.Error())
 		}
 		tensors[td.Name] = entry
 	}
-	answer(map[string]any{"result": "accepted", "metadata": nil, "tensors": tensors}, 0)
+	wire.Accept(nil, tensors)
 }
 
 type request struct {
@@ -119,18 +93,14 @@ type request struct {
 	} `json:"tensors"`
 }
 
-func refuse(reason string) {
-	answer(map[string]any{"result": "refused", "reason": reason}, 1)
-}
-
 func write(out string) {
 	var req request
 	if err := json.NewDecoder(os.Stdin).Decode(&req); err != nil {
-		refuse("cannot decode the request: " + err.Error())
+		wire.Refuse("cannot decode the request: " + err.Error())
 	}
 	// even {}: the file it writes has no __metadata__ at all
 	if len(req.Metadata) > 0 && string(req.Metadata) != "null" {
-		refuse("BuildPackedSafetensorsReader writes tensors only: it has no metadata")
+		wire.Refuse("BuildPackedSafetensorsReader writes tensors only: it has no metadata")
 	}
 	names := make([]string, 0, len(req.Tensors))
 	for name := range req.Tensors {
@@ -144,48 +114,38 @@ func write(out string) {
 		for i, d := range t.Shape {
 			v, err := strconv.ParseInt(d.String(), 10, 32)
 			if err != nil || v < 0 {
-				refuse(fmt.Sprintf("tensor %q: dimension %s does not fit the int32 shape NewTensorDataFromBytes takes", name, d))
+				wire.Refuse(fmt.Sprintf("tensor %q: dimension %s does not fit the int32 shape NewTensorDataFromBytes takes", name, d))
 			}
 			shape[i] = int32(v)
 		}
 		raw, err := hex.DecodeString(t.Hex)
 		if err != nil {
-			refuse("cannot decode the request: " + err.Error())
+			wire.Refuse("cannot decode the request: " + err.Error())
 		}
 		tds = append(tds, safetensors.NewTensorDataFromBytes(name, t.Dtype, shape, raw))
 	}
 	var file bytes.Buffer
 	if _, err := io.Copy(&file, safetensors.BuildPackedSafetensorsReader(tds)); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(70)
+		wire.Fail(err)
 	}
 	if err := os.WriteFile(out, file.Bytes(), 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(70)
+		wire.Fail(err)
 	}
-	answer(map[string]any{"result": "written"}, 0)
+	wire.Answer(map[string]any{"result": "written"}, 0)
 }
 
 func main() {
-	switch {
-	case len(os.Args) == 2 && os.Args[1] == "--describe":
-		answer(map[string]any{
-			"protocol": 2,
-			"name":     "github.com/ollama/ollama/x/imagegen/safetensors",
-			"version":  version,
-			"capabilities": map[string]any{
-				"metadata":      false,
-				"write":         true,
-				"max_dimension": math.MaxInt32,
-				"max_number":    math.MaxInt64,
-			},
-		}, 0)
-	case len(os.Args) == 3 && os.Args[1] == "--write":
-		write(os.Args[2])
-	case len(os.Args) == 2:
-		read(os.Args[1])
-	default:
-		fmt.Fprintln(os.Stderr, "usage: go_ollama_imagegen FILE | --write OUT | --describe")
-		os.Exit(2)
-	}
+	wire.Command{
+		Program: "go_ollama_imagegen",
+		Name:    "github.com/ollama/ollama/x/imagegen/safetensors",
+		Version: version,
+		Capabilities: map[string]any{
+			"metadata":      false,
+			"write":         true,
+			"max_dimension": math.MaxInt32,
+			"max_number":    math.MaxInt64,
+		},
+		Read:  read,
+		Write: write,
+	}.Run()
 }

@@ -85,3 +85,7 @@ require (
 	gonum.org/v1/gonum v0.17.0 // indirect
 	gotest.tools/v3 v3.5.2 // indirect
 )
+
+require matrix/wire v0.0.0
+
+replace matrix/wire => ../_gowire

@@ -39,43 +39,30 @@ import (
 	"github.com/anchore/syft/syft/pkg/cataloger/ai"
 	"github.com/anchore/syft/syft/source"
 	"github.com/anchore/syft/syft/source/directorysource"
+
+	"matrix/wire"
 )
 
 // the cataloger's cap on the header (internal/safetensors.go:7)
 const maxHeader = 8 * 1024 * 1024
 
-func answer(v any, code int) {
-	out, err := json.Marshal(v)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(70)
-	}
-	fmt.Println(string(out))
-	os.Exit(code)
-}
-
-func fail(err error) {
-	fmt.Fprintln(os.Stderr, "wrapper:", err)
-	os.Exit(70)
-}
-
 // place links (or copies) the file into a fresh folder as model/model.safetensors.
 func place(path string) (string, func()) {
 	root, err := os.MkdirTemp("", "syft-st-")
 	if err != nil {
-		fail(err)
+		wire.Fail(err)
 	}
 	cleanup := func() { os.RemoveAll(root) }
 	dir := filepath.Join(root, "model")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		cleanup()
-		fail(err)
+		wire.Fail(err)
 	}
 	target := filepath.Join(dir, "model.safetensors")
 	if os.Link(path, target) != nil {
 		if err := copyFile(path, target); err != nil {
 			cleanup()
-			fail(err)
+			wire.Fail(err)
 		}
 	}
 	return root, cleanup
@@ -163,11 +150,11 @@ func read(path string) {
 	defer cleanup()
 	src, err := directorysource.NewFromPath(root)
 	if err != nil {
-		fail(err)
+		wire.Fail(err)
 	}
 	resolver, err := src.FileResolver(source.SquashedScope)
 	if err != nil {
-		fail(err)
+		wire.Fail(err)
 	}
 	pkgs, _, err := ai.NewSafeTensorsCataloger().Catalog(context.Background(), resolver)
 	var found []pkg.SafeTensorsModelInfo
@@ -182,11 +169,11 @@ func read(path string) {
 			reason = err.Error()
 		}
 		cleanup()
-		answer(map[string]any{"result": "rejected", "reason": reason}, 1)
+		wire.Reject(reason)
 	}
 	if len(found) != 1 {
 		cleanup()
-		fail(errors.New("more than one safetensors package for one file"))
+		wire.Fail(errors.New("more than one safetensors package for one file"))
 	}
 	md := found[0]
 	var metadata map[string]string
@@ -199,33 +186,25 @@ func read(path string) {
 	tensors, hash, ok := listing(path, metadata)
 	cleanup()
 	if !ok || hash != md.MetadataHash || uint64(len(tensors)) != md.TensorCount {
-		answer(map[string]any{"result": "accepted", "metadata": nil,
-			"tensors": map[string]any{"": map[string]any{"dtype": nil, "shape": nil}},
-			"reason":  "syft accepted a header this listing does not reproduce"}, 0)
+		wire.Unlisted("syft accepted a header this listing does not reproduce")
 	}
 	var meta any
 	if metadata != nil {
 		meta = metadata
 	}
-	answer(map[string]any{"result": "accepted", "metadata": meta, "tensors": tensors}, 0)
+	wire.Accept(meta, tensors)
 }
 
 func main() {
-	if len(os.Args) != 2 || os.Args[1] == "--write" {
-		fmt.Fprintln(os.Stderr, "usage: go_syft FILE | --describe")
-		os.Exit(2)
-	}
-	if os.Args[1] == "--describe" {
-		answer(map[string]any{
-			"protocol": 2,
-			"name":     "github.com/anchore/syft/syft/pkg/cataloger/ai (safetensors cataloger)",
-			"version":  version,
-			"capabilities": map[string]any{
-				"header_only":       true,
-				"metadata_presence": false,
-				"max_header_size":   maxHeader,
-			},
-		}, 0)
-	}
-	read(os.Args[1])
+	wire.Command{
+		Program: "go_syft",
+		Name:    "github.com/anchore/syft/syft/pkg/cataloger/ai (safetensors cataloger)",
+		Version: version,
+		Capabilities: map[string]any{
+			"header_only":       true,
+			"metadata_presence": false,
+			"max_header_size":   maxHeader,
+		},
+		Read: read,
+	}.Run()
 }

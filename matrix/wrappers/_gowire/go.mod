@@ -1,0 +1,3 @@
+module matrix/wire
+
+go 1.22

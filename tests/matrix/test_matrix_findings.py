@@ -428,6 +428,36 @@ def test_a_go_reproducer_crashes_by_its_panic_line(
         assert verdict[1] == err.splitlines()[0]
 
 
+Build = tuple[list[str], Path, dict[str, str]]  # argv, cwd, env of one build
+
+
+def _built_once(
+    monkeypatch: pytest.MonkeyPatch,
+    row: Path,
+    binary_of: Callable[[], Path],
+    output: Callable[[Path, dict[str, str]], Path],
+) -> tuple[Path, Build]:
+    """Ask ``binary_of`` twice for a reproducer of ``row``, its toolchain a stand-in.
+
+    The stand-in records each build and leaves a binary where ``output``
+    (of the build's cwd and env) says; the second call must reuse it.
+    """
+    builds: list[Build] = []
+
+    def build(argv: list[str], *, cwd: Path, env: dict[str, str], **_: object) -> None:
+        builds.append((argv, cwd, env))
+        made = output(cwd, env)
+        made.parent.mkdir(parents=True, exist_ok=True)
+        made.write_text("binary")
+
+    monkeypatch.setattr(envs, "env_dir", lambda _name: row)
+    monkeypatch.setattr(subprocess, "run", build)
+    binary = binary_of()
+    assert binary == binary_of()
+    (only,) = builds  # built once, then reused
+    return binary, only
+
+
 def test_a_go_reproducer_is_built_in_the_rows_pinned_module(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -439,18 +469,13 @@ def test_a_go_reproducer_is_built_in_the_rows_pinned_module(
     (row / "_gowire").mkdir()
     (row / "_gowire" / "wire.go").write_text("package wire\n")
     script = REPO / "matrix" / "repro" / "open_go_syft.go"
-    builds: list[tuple[list[str], Path, dict[str, str]]] = []
-
-    def build(argv: list[str], *, cwd: Path, env: dict[str, str], **_: object) -> None:
-        builds.append((argv, cwd, env))
-        (cwd / "repro").write_text("binary")
-
-    monkeypatch.setattr(envs, "env_dir", lambda _name: row)
-    monkeypatch.setattr(subprocess, "run", build)
     scratch = tmp_path / "scratch"
-    binary = findings_check.go_binary("go-syft", script, str(scratch))
-    assert binary == findings_check.go_binary("go-syft", script, str(scratch))
-    ((argv, cwd, env),) = builds  # built once, then reused
+    binary, (argv, cwd, env) = _built_once(
+        monkeypatch,
+        row,
+        lambda: findings_check.go_binary("go-syft", script, str(scratch)),
+        lambda cwd, _env: cwd / "repro",
+    )
     assert argv[:2] == ["go", "build"]
     assert binary == cwd / "repro"
     assert (env["GOFLAGS"], env["GOPROXY"]) == ("-mod=readonly", "off")
@@ -542,20 +567,13 @@ def test_a_rust_reproducer_is_built_in_a_copy_of_the_rows_cargo_project(
     else:
         monkeypatch.delenv("CARGO_TARGET_DIR", raising=False)
     script = REPO / "matrix" / "repro" / "open_hf_rust_0_2_8.rs"
-    builds: list[tuple[list[str], Path, dict[str, str]]] = []
-
-    def build(argv: list[str], *, cwd: Path, env: dict[str, str], **_: object) -> None:
-        builds.append((argv, cwd, env))
-        release = Path(env["CARGO_TARGET_DIR"]) / "release"
-        release.mkdir(parents=True)
-        (release / script.stem).write_text("binary")
-
-    monkeypatch.setattr(envs, "env_dir", lambda _name: row)
-    monkeypatch.setattr(subprocess, "run", build)
     scratch = tmp_path / "scratch"
-    binary = findings_check.rust_binary("hf-rust-0.2.8", script, str(scratch))
-    assert binary == findings_check.rust_binary("hf-rust-0.2.8", script, str(scratch))
-    ((argv, cwd, env),) = builds  # built once, then reused
+    binary, (argv, cwd, env) = _built_once(
+        monkeypatch,
+        row,
+        lambda: findings_check.rust_binary("hf-rust-0.2.8", script, str(scratch)),
+        lambda _cwd, env: Path(env["CARGO_TARGET_DIR"]) / "release" / script.stem,
+    )
     assert argv[:3] == ["cargo", "build", "--release"]
     assert {"--locked", "--offline"} <= set(argv)
     assert argv[argv.index("--bin") + 1] == script.stem  # only the reproducer

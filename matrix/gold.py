@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs
+from matrix.described import described
 from matrix.grid_requests import requests
 from matrix.impls import IMPLS
 
@@ -109,7 +110,7 @@ def keep(files: Path, writers: Sequence[str], rows: Path, folder: Path = FOLDER)
     """Copy what ``writers`` wrote in ``files``/WRITER/ and list it; files kept."""
     kept = [e for e in manifest(folder) if e["writer"] not in writers]
     for writer in writers:
-        version = str(((_described(rows, writer) or {}).get("version")) or "")
+        version = str((described(rows, writer) or {}).get("version") or "")
         if not version:
             raise ValueError(f"{writer}: no version described in {rows}")
         target = folder / writer
@@ -135,20 +136,6 @@ def keep(files: Path, writers: Sequence[str], rows: Path, folder: Path = FOLDER)
         json.dumps({"files": kept}, indent=1, sort_keys=True) + "\n", "utf-8"
     )
     return len(kept)
-
-
-def _described(rows: Path, name: str) -> dict[str, Any] | None:
-    """What row ``name`` described of itself in ``rows``/NAME.json (None: no run)."""
-    path = rows / f"{name}.json"
-    if not path.is_file():
-        return None
-    data = json.loads(path.read_text("utf-8"))
-    if data.get("setup_error"):
-        return None
-    described: dict[str, Any] | None = (data.get("implementation") or {}).get(
-        "described"
-    )
-    return described
 
 
 def writers(folder: Path = FOLDER) -> dict[str, Write]:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from matrix import envs, gold, probe
 from matrix.crash_line import crash_line
+from matrix.described import described
 from matrix.grid_judge import FAILURES, Answer, cell, judge
 from matrix.grid_report import markdown
 from matrix.grid_requests import Request, dumps, requests
@@ -312,14 +313,8 @@ def _cmd_writer(
 
 def capabilities(results: Path, name: str) -> dict[str, Any] | None:
     """What row ``name`` declared in its last run (None: no run that set up)."""
-    path = results / f"{name}.json"
-    if not path.is_file():
-        return None
-    data = json.loads(path.read_text("utf-8"))
-    if data.get("setup_error"):
-        return None
-    described = (data.get("implementation") or {}).get("described") or {}
-    return dict(described.get("capabilities") or {})
+    found = described(results, name)
+    return None if found is None else dict(found.get("capabilities") or {})
 
 
 def real_writer(impl: Impl, caps: dict[str, Any]) -> Writer:

@@ -84,6 +84,17 @@ def _canonical(i: int) -> str:
     return _entry("F32", "2", 8 * i, 8 * i + 8)
 
 
+def _in_order(*fields: str) -> Callable[[int], str]:
+    """Write valid_tiny's i-th entry with its fields in the order given."""
+    text = {
+        "dtype": '"dtype":"F32"',
+        "shape": '"shape":[2]',
+        "data_offsets": '"data_offsets":[{0},{1}]',
+    }
+    template = "{{" + ",".join(text[field] for field in fields) + "}}"
+    return lambda i: template.format(8 * i, 8 * i + 8)
+
+
 # Families: each takes the wanted header size in bytes and returns the file.
 
 
@@ -117,11 +128,7 @@ def valid_pretty(size: int) -> bytes:
 
 def valid_sorted_keys(size: int) -> bytes:
     """valid_tiny as json.dumps(sort_keys=True) writes it: data_offsets first."""
-    return _layers(
-        size,
-        66,
-        lambda i: f'{{"data_offsets":[{8 * i},{8 * i + 8}],"dtype":"F32","shape":[2]}}',
-    )
+    return _layers(size, 66, _in_order("data_offsets", "dtype", "shape"))
 
 
 def valid_escaped_fields(size: int) -> bytes:
@@ -138,11 +145,7 @@ def valid_escaped_fields(size: int) -> bytes:
 
 def valid_any_order(size: int) -> bytes:
     """valid_tiny with its fields in neither the canonical nor the sorted order."""
-    return _layers(
-        size,
-        66,
-        lambda i: f'{{"shape":[2],"data_offsets":[{8 * i},{8 * i + 8}],"dtype":"F32"}}',
-    )
+    return _layers(size, 66, _in_order("shape", "data_offsets", "dtype"))
 
 
 def escaped_metadata(size: int) -> bytes:

@@ -10,12 +10,18 @@ from matrix import envs
 from matrix.impls import COMMAND_PINS, SUITE_PINS, by_name
 
 
-def test_a_changed_wrapper_source_rebuilds_a_built_program(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Each command a set-up would run, recorded instead; environments in tmp_path."""
     monkeypatch.setenv("STSPEC_MATRIX_DIR", str(tmp_path / "envs"))
-    builds: list[list[str]] = []
-    monkeypatch.setattr(envs, "_check", lambda argv, **_: builds.append(argv))
+    commands: list[list[str]] = []
+    monkeypatch.setattr(envs, "_check", lambda argv, **_: commands.append(argv))
+    return commands
+
+
+def test_a_changed_wrapper_source_rebuilds_a_built_program(
+    tmp_path: Path, builds: list[list[str]]
+) -> None:
     sources = tmp_path / "cli"  # an absolute wrapper path replaces matrix/wrappers/
     sources.mkdir()
     (sources / "main.rs").write_text("fn main() {}\n")
@@ -29,11 +35,8 @@ def test_a_changed_wrapper_source_rebuilds_a_built_program(
 
 
 def test_build_args_reach_the_script_and_a_change_rebuilds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, builds: list[list[str]]
 ) -> None:
-    monkeypatch.setenv("STSPEC_MATRIX_DIR", str(tmp_path / "envs"))
-    builds: list[list[str]] = []
-    monkeypatch.setattr(envs, "_check", lambda argv, **_: builds.append(argv))
     impl = replace(by_name("go-nlpodyssey"), name="built")
     envs._build(impl)
     assert builds[-1][-1] == "go_nlpodyssey"
@@ -44,11 +47,8 @@ def test_build_args_reach_the_script_and_a_change_rebuilds(
 
 
 def test_a_changed_shared_go_helper_rebuilds_every_go_row_only(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, builds: list[list[str]]
 ) -> None:
-    monkeypatch.setenv("STSPEC_MATRIX_DIR", str(tmp_path / "envs"))
-    builds: list[list[str]] = []
-    monkeypatch.setattr(envs, "_check", lambda argv, **_: builds.append(argv))
     shared = tmp_path / "_gowire"
     shared.mkdir()
     (shared / "wire.go").write_text("package wire\n")
@@ -63,21 +63,18 @@ def test_a_changed_shared_go_helper_rebuilds_every_go_row_only(
 
 
 def test_no_deps_packages_install_after_the_pins_and_a_change_rebuilds(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    builds: list[list[str]],
 ) -> None:
     # PaddleNLP's one module is loaded by path: its wheel without paddle & co.
-    monkeypatch.setenv("STSPEC_MATRIX_DIR", str(tmp_path / "envs"))
-    calls: list[list[str]] = []
-    monkeypatch.setattr(envs, "_check", lambda argv, **_: calls.append(argv))
     envs._venv("nodeps", ("numpy==2.4.6",), no_deps=("paddlenlp==2.8.1",))
-    pips = [argv for argv in calls if "pip" in argv]
+    pips = [argv for argv in builds if "pip" in argv]
     assert pips[0][-1] == "numpy==2.4.6"
     assert "--no-deps" not in pips[0]
     assert pips[1][-2:] == ["--no-deps", "paddlenlp==2.8.1"]
     envs._venv("nodeps", ("numpy==2.4.6",), no_deps=("paddlenlp==2.8.1",))
-    assert len(calls) == 3  # venv + 2 pip calls; the stamp matched the second time
+    assert len(builds) == 3  # venv + 2 pip builds; the stamp matched the second time
     envs._venv("nodeps", ("numpy==2.4.6",), no_deps=("paddlenlp==2.8.0",))
-    assert calls[-1][-1] == "paddlenlp==2.8.0"
+    assert builds[-1][-1] == "paddlenlp==2.8.0"
 
 
 def test_the_suite_environment_has_every_package_the_conformance_extra_names() -> None:

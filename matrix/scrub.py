@@ -28,9 +28,11 @@ _CARGO: Final = re.compile(
 # an absolute path or file URL: kept is its last part, the file's name; a
 # path begins a word (not "read/write", not "1/2")
 _PATH: Final = re.compile(r"(?:file://+|(?<![\w.~-])/)(?:[^\s/:'\"()<>,;]+/)+")
-# a stack frame that a message was cut off in ("at f (fu...")
+# a stack frame that a message was cut off in, in its place ("at f (fu...")
+# or, at the message's end, in its function's name ("at rea...")
 _CUT_FRAME: Final = re.compile(
-    r"\s+at\s+(?:async\s+)?[\w$.<>\[\]]+\s*\([^()\n]*?\.\.\."
+    r"\s+at\s+(?:async\s+)?"
+    r"(?:[\w$.<>\[\]]+\s*\([^()\n]*?\.\.\.|[\w$.<>\[\]]+\.\.\.\Z)"
 )
 # the start of an absolute path that a message was cut off in ("/wor...")
 _CUT_PATH: Final = re.compile(r"(?<![\w.~-])/[^\s/:'\"()<>,;]*\.\.\.")

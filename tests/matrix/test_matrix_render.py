@@ -278,6 +278,11 @@ def test_the_site_says_whether_its_suite_produced_the_rows() -> None:
         ("(balanced) file: /wor...", "(balanced) file: ..."),
         ("RangeError: x at parseSingleFile (fu...", "RangeError: x..."),
         (
+            "RangeError: x\\x0a at new i (s.umd.js:1:3)\\x0a at rea...",
+            ("RangeError: x\\x0a at new i (s.umd.js:1:3)\\x0a..."),
+        ),
+        ("it stopped at end... and went on", "it stopped at end... and went on"),
+        (
             "read/write of 1/2 [0,1], valid/invalid",
             "read/write of 1/2 [0,1], valid/invalid",
         ),

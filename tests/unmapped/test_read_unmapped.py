@@ -165,7 +165,9 @@ def test_never_reads_a_header_the_prefix_rules_out(
     sizes: list[int] = []
     real_read = unmapped_module.FileBuffer._read_head
 
-    def spy(self: unmapped_module.FileBuffer, path: Path) -> tuple[bytearray, int]:
+    def spy(
+        self: unmapped_module.FileBuffer, path: Path
+    ) -> tuple[bytes | bytearray, int]:
         head, length = real_read(self, path)
         sizes.append(len(head))
         return head, length

@@ -133,9 +133,7 @@ def read(source: Source, *, mapped: bool = True) -> SafetensorsFile:
     buffer, mapping = _open(source, mapped=mapped)
     valid = None
     try:
-        valid = _sound(buffer)
-        if valid is None:
-            errors, valid = check(buffer, limit=1, first_only=True, mapping=mapping)
+        errors, valid = check(buffer, limit=1, first_only=True, mapping=mapping)
         if valid is None:
             error = _first_must(errors)
     finally:
@@ -178,8 +176,6 @@ def validate(
         raise ValueError(f"limit must be at least 1 or None, not {limit}")
     buffer, mapping = _open(source, mapped=mapped)
     try:
-        if _sound(buffer) is not None:
-            return Violations()
         return check(buffer, limit=limit, mapping=mapping)[0]
     finally:
         buffer.release()
@@ -213,18 +209,6 @@ def _open(source: Source, *, mapped: bool) -> tuple[Buffer, mmap.mmap | None]:
             # Emptied by another process since fstat: judged as it now is.
             return memoryview(b""), None
     return memoryview(mapping), mapping
-
-
-def _sound(buffer: Buffer) -> Valid | None:
-    """Return the header of a file of a few tensors as writers emit it, if sound.
-
-    Judged whole, at once (recognise.sound_header); None: anything else,
-    which the pipeline judges.
-    """
-    found = sound_header(
-        buffer.head if isinstance(buffer, FileBuffer) else buffer, len(buffer)
-    )
-    return None if found is None else Valid(*found)
 
 
 # read(): the answer from the header's first bytes ----------------------------
@@ -277,13 +261,21 @@ def check(  # noqa: PLR0913 - the pipeline's options, all keyword-only
     ``mapping``: the mapping ``buffer`` views, if this module made it (a
     large header's pages are given back once decoded).
     """
+    if shortcuts:
+        # A small header as writers emit it is judged whole, at once
+        # (recognise.sound_header); anything else goes through the scan.
+        found = sound_header(
+            buffer.head if isinstance(buffer, FileBuffer) else buffer, len(buffer)
+        )
+        if found is not None:
+            return Violations(), Valid(*found)
     with _CollectorPaused():
         if not (shortcuts or first_only):
             return plain.check(buffer, limit=limit)
         report = Report(limit if limit is not None else len(buffer) + 1)
-        # (A file too short for a header of EARLY_FROM bytes has no head to
-        # look at: not worth the call for a small file.)
-        if first_only and (head or len(buffer) >= PREFIX_SIZE + EARLY_FROM):
+        # (A header shorter than EARLY_FROM bytes has no head to look at:
+        # not worth the calls for most files.)
+        if first_only and (head or _stated_length(buffer) >= EARLY_FROM):
             early = _early(buffer, head, shortcuts=shortcuts)
             if early is not None:
                 return early, None
@@ -301,6 +293,18 @@ def check(  # noqa: PLR0913 - the pipeline's options, all keyword-only
     if valid is not None:
         return Violations(), valid
     return report.errors(to_offset), None
+
+
+def _stated_length(buffer: Buffer) -> int:
+    """Return the header length the prefix states, cheaply.
+
+    A FileBuffer holds the header only when the prefix makes it plausible
+    (less otherwise: the pipeline then rejects the file from its prefix, as
+    first.early would).
+    """
+    if isinstance(buffer, FileBuffer):
+        return len(buffer.head) - PREFIX_SIZE
+    return int.from_bytes(buffer[:PREFIX_SIZE], "little")
 
 
 class _Again(Exception):  # noqa: N818 - internal signal, never escapes

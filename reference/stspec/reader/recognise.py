@@ -29,6 +29,7 @@ from stspec.rules import U64_MAX
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Final
 
 
@@ -74,7 +75,32 @@ _ENTRY = (
 _ESCAPED_NAME = r'"((?:[^"\\\x00-\x1f]++|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*+)"'
 
 
-CANONICAL: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_ENTRY}{_W}(,?){_W}")
+class _OnFirstUse:
+    """A regular expression compiled when first used, then kept.
+
+    Compiling one costs start-up time (sre's compiler is Python code): a
+    file the whole-header way judges (sound_header) needs none of the scan's.
+    ``.match`` is looked up once per scan, never per member.
+    """
+
+    __slots__ = ("_compiled", "pattern")
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def match(self) -> Callable[[str, int], re.Match[str] | None]:
+        """The compiled pattern's match method."""
+        if self._compiled is None:
+            self._compiled = re.compile(self.pattern)
+        return self._compiled.match
+
+
+if TYPE_CHECKING:
+    CANONICAL: re.Pattern[str]
+else:
+    CANONICAL = _OnFirstUse(rf"{_ESCAPED_NAME}{_W}:{_W}{_ENTRY}{_W}(,?){_W}")
 
 
 # Entry members a reader may ignore, with plain names and scalar values, each
@@ -113,7 +139,9 @@ def plain_run() -> re.Pattern[str]:
 # escapes (JSON stored as text: kohya's ss_* keys) stops it at its first
 # backslash and goes to the C string scanner (string_pair), since a pattern
 # steps through such a value one escape at a time.
-_PAIR: Final = re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
+@cache
+def _metadata_pair() -> re.Pattern[str]:
+    return re.compile(rf"{_ESCAPED_NAME}{_W}:{_W}{_NAME}{_W}(,?){_W}")
 
 
 @cache
@@ -340,7 +368,7 @@ def string_pair(src: Text, pos: int) -> tuple[str, str, int, str, int] | None:
     the C scanner refuses is left to the general way, which reports it.
     """
     text = src.text
-    found = _PAIR.match(text, pos)
+    found = _metadata_pair().match(text, pos)
     if found is not None:
         name, item, comma = found.groups()
         return name, item, found.start(2) - 1, comma, found.end()
@@ -374,36 +402,52 @@ def string_pair(src: Text, pos: int) -> tuple[str, str, int, str, int] | None:
 WHOLE_LONGEST: Final = 1024
 
 
-def _string(group: str) -> str:
+def _compact_string(group: str) -> str:
     # A string without escapes or control characters (its value is its
     # text); ``group`` opens the group around the value: "(" or "(?:".
     return rf'"{group}[^"\\\x00-\x1f]*+)"'
 
 
-def _pair(group: str) -> str:
-    return f"{_string(group)}:{_string(group)}"
+def _compact_pair(group: str) -> str:
+    return f"{_compact_string(group)}:{_compact_string(group)}"
 
 
-def _entry(group: str) -> str:
+def _compact_entry(group: str) -> str:
     return (
-        rf'{_string(group)}:\{{"dtype":"{group}[A-Z0-9_]++)",'
+        rf'{_compact_string(group)}:\{{"dtype":"{group}[A-Z0-9_]++)",'
         rf'"shape":\[{group}(?:{INT}(?:,{INT})*+)?)\],'
         rf'"data_offsets":\[{group}{INT}),{group}{INT})\]\}}'
     )
 
 
-_PAIRS: Final = re.compile(_pair("("))
-_ENTRIES: Final = re.compile(_entry("("))
 # The whole header: the metadata first if any, then the entries, then 0x20
-# padding.  The first pair and the first entry are captured, the others as
-# one span each for _PAIRS and _ENTRIES: most small files have one of each,
-# and then one match reads it all.  The empty group says the metadata is
-# there; a comma after it only before an entry.
+# padding.  The empty group says the metadata is there; a comma after it
+# comes only before an entry.  The first pair and the first entry are
+# matched and captured; what follows each is only delimited here (loosely:
+# any other pairs, any text up to the object's end) and proved by the
+# patterns below, compiled on first use: most small files hold one pair and
+# one entry, and one small pattern costs the least start-up time.
 _HEADER: Final = re.compile(
-    rf'\{{(?:"__metadata__"():\{{(?:{_pair("(")}((?:,{_pair("(?:")})*+))?\}}'
-    rf'(?:,(?=")|(?=\}})))?'
-    rf"(?:{_entry('(')}((?:,{_entry('(?:')})*+))?\}} *+"
+    rf'\{{(?:"__metadata__"():\{{(?:{_compact_pair("(")}((?:,"[^"]*+":"[^"]*+")*+))?\}}'
+    rf'(?:,(?=")|(?=\}})))?(?:{_compact_entry("(")}(,.*)?)?\}} *+',
+    re.DOTALL,
 )
+
+
+@cache
+def _more_pairs() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Match the pairs after the first, each after its comma; find each of them."""
+    pair = _compact_pair("(?:")
+    return re.compile(rf"(?:,{pair})*+"), re.compile(_compact_pair("("))
+
+
+@cache
+def _more_entries() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Match the entries after the first, each after its comma; find each of them."""
+    entry = _compact_entry("(?:")
+    return re.compile(rf"(?:,{entry})*+"), re.compile(_compact_entry("("))
+
+
 # Under 20 characters no dimension passes 2^64-1 and no prefix of the
 # product passes it before a 0 brings it back (see fast._sound_run).
 _SHORT_SHAPE: Final = 20
@@ -412,13 +456,16 @@ _SHORT_SHAPE: Final = 20
 def _metadata(key: str | None, item: str, more: str | None) -> dict[str, str] | None:
     """Return the metadata whose first pair and other pairs _HEADER matched.
 
-    None if a key repeats (KEY-UNIQUE).
+    None if a key repeats (KEY-UNIQUE) or another pair is not compact.
     """
     if key is None:
         return {}
     metadata = {key: item}
     if more:
-        pairs = _PAIRS.findall(more)
+        run, pair = _more_pairs()
+        if run.fullmatch(more) is None:
+            return None
+        pairs = pair.findall(more)
         metadata.update(pairs)
         if len(metadata) != len(pairs) + 1:
             return None
@@ -470,19 +517,26 @@ def sound_header(
     entries: list[tuple[str, ...]] = (
         [] if name is None else [(name, dtype, shape, begin_token, end_token)]
     )
-    if more_entries:
-        entries += _ENTRIES.findall(more_entries)
-    table = _table(entries, length - data_start)
+    table = _table(entries, more_entries, length - data_start)
     if table is None:
         return None
     return header_length, metadata, table
 
 
-def _table(entries: list[tuple[str, ...]], buffer_length: int) -> TensorTable | None:
-    """Return the table of these entries if each is sound and they tile the buffer.
+def _table(
+    entries: list[tuple[str, ...]], more: str | None, buffer_length: int
+) -> TensorTable | None:
+    """Return the table of the entries if each is sound and they tile the buffer.
 
-    None if any is not, or if a name repeats or is ``__metadata__``.
+    ``entries`` holds the first entry's parts, ``more`` the text after it.
+    None if an entry is not compact or not sound, or if a name repeats or is
+    ``__metadata__``.
     """
+    if more:
+        run, entry = _more_entries()
+        if run.fullmatch(more) is None:
+            return None
+        entries += entry.findall(more)
     table = TensorTable()
     index, codes, offsets, dims, starts = table.columns
     cursor = 0

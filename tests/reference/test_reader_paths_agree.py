@@ -555,9 +555,10 @@ _ORDERED = [f"k{i}" for i in range(200)]
 _SHUFFLED = sorted(_ORDERED, key=lambda name: name[::-1])
 
 
-# An entry that ends with a stretch of plain members is checked for a repeat
-# all at once: names in order are sorted, others go into a set, from the
-# first (_FEW_RUNS 1) or after a few runs (8), or never (10**9).
+# An entry that ends with a long stretch of plain members (here: any) is
+# checked for a repeat all at once: names in order are sorted, others go
+# into a set, from the first (_FEW_RUNS 1) or after a few runs (8), or never
+# (10**9).
 @pytest.mark.parametrize(
     "names",
     [
@@ -577,6 +578,7 @@ def test_a_closing_stretch_of_members_agrees(
 ) -> None:
     from stspec.reader import members  # noqa: PLC0415 - the module patched
 
+    monkeypatch.setattr(members, "_CLOSING_MIN", 0)
     monkeypatch.setattr(members, "_FEW_RUNS", few_runs)
     monkeypatch.setattr(members, "_SPLIT_CHUNK", chunk)
     data = _run([f'"{name}":0' for name in names])

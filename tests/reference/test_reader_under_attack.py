@@ -757,6 +757,15 @@ def _unknown_members(count: int) -> bytes:
             ),
             id="unknown-members-holding-strings",
         ),
+        pytest.param(
+            lambda n: file_of(
+                f'{{"t":{OPEN}'
+                + ",".join(f'"k{i * 7919 % n}":0' for i in range(n))
+                + "}}",
+                b"x",
+            ),
+            id="unknown-members-in-no-order",
+        ),
     ],
 )
 def test_an_entry_with_many_unknown_members_costs_no_call_per_member(

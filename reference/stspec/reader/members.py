@@ -104,6 +104,9 @@ _FEW_MEMBERS: Final = 5
 _SPLIT_CHUNK: Final = 1 << 16
 # How many names of a chunk are checked against those before them at once.
 _ADDED_AT_ONCE: Final = 8192
+# Stretches of members shorter than this (characters) that end an entry go
+# chunk by chunk all the same: their names are few, and a small set is cheap.
+_CLOSING_MIN: Final = 1 << 16
 # Names in fewer ascending runs than this are sorted to find a repeat: the
 # merge costs a few passes over them, less than a hash table's cache miss
 # per name (see _Distinct).
@@ -450,7 +453,9 @@ def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:
     if pos >= state.split_close:
         found = text.find("}", pos)
         state.split_close = found if found >= 0 else len(text)
-        if not (state.first_only and decided(state.report)):
+        if state.split_close - pos >= _CLOSING_MIN and not (
+            state.first_only and decided(state.report)
+        ):
             taken = _closing_run(state, seen, pos, state.split_close)
             if taken is not None:
                 return taken

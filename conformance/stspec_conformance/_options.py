@@ -74,8 +74,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="the seed of this run's corpus variants (each committed file is "
         "handed over with a run-chosen member order, whitespace, tensor names "
-        "and padding and, where the case allows, metadata, an added tensor and "
-        "new tensor bytes, so its verdict cannot be looked up); the summary "
+        "and padding and, where the case allows, metadata, an added tensor, "
+        "new tensor bytes, a filler tensor moving the later offsets and a 1 in "
+        "a shape, so its verdict cannot be looked up); the summary "
         "shows it as STSPEC_CORPUS_SEED, and giving it again (or setting "
         "STSPEC_CORPUS_SEED) repeats a run's bytes; the implementation never "
         "gets it",

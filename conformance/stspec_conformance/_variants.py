@@ -21,6 +21,14 @@ changes below that leave the case's point alone:
   run-chosen order within each tensor (no value it does not hold), an
   invalid file's bytes at random (no rule needs tensor bytes: see
   ``tests/test_corpus.py``);
+* ``shift``: for an invalid file, a filler tensor (run-chosen name, a dtype
+  the file names, a run-chosen size that is a multiple of 8 and of the
+  dtype's unit) put into the buffer at a run-chosen tensor start or end
+  inside no tensor's range: every plain offset after it moves by its size
+  and the buffer grows by as much, so a lookup of the entries' dtypes,
+  shapes and offsets and the buffer's length finds nothing;
+* ``reshape``: for an invalid file not about shapes, a ``1`` inserted at a
+  run-chosen place in one tensor's shape (the same element count);
 * ``padding``: a run-chosen multiple of 8 (8 to 8 * :data:`MOST`) of 0x20
   after the header, which with the rest keeps the buffer's start as
   aligned as it was.
@@ -30,12 +38,15 @@ an escape, a number's spelling or a duplicate key stays what it was.  Which
 changes a case gets depends on what it is about (:func:`changes`): no new
 order for duplicates or for files with several faults; no metadata for
 cases about metadata; no new names for cases about names; no new bytes for
-cases about values; the committed bytes for cases about the header's
-padding, whitespace or size.  That is checked, not assumed: the reference
-judges the committed file and the variant, and uses the variant only if
-its verdict, rule and rule list are the same and (a valid file) its content
-is the committed content with the planned names, metadata, tensor and
-bytes; otherwise it tries fewer changes, down to the committed bytes (as
+cases about values; no shift for cases about where a tensor starts, how
+many there are or another format's bytes; no reshape for cases about
+shapes, ranks or sizes; the committed bytes for cases about the header's
+padding, whitespace or size.
+That is checked, not assumed: the reference judges the committed file and
+the variant, and uses the variant only if its verdict, rule and rule list
+are the same and (a valid file) its content is the committed content with
+the planned names, metadata, tensor and bytes; otherwise it tries fewer
+changes (no reshape, then no shift), down to the committed bytes (as
 for a file whose stated N does not fit in it).  A valid variant is compared
 with the reference's reading of it (:meth:`Variant.judged`).
 
@@ -88,6 +99,8 @@ CHANGES: Final = (
     "names",
     "tensor",
     "buffer",
+    "shift",
+    "reshape",
     "padding",
 )
 _PREFIX: Final = struct.Struct("<Q")
@@ -192,6 +205,16 @@ def changes(case: Mapping[str, Any]) -> frozenset[str]:
     # an added tensor is content only the reference's reading of a valid file gives
     if case["verdict"] != "valid" or any(w in case_id for w in _ABOUT_TENSORS_WORDS):
         allowed.discard("tensor")
+    # a valid file's offsets and shapes are its content; an invalid one's
+    # move where the case is not about their values
+    if case["verdict"] != "invalid" or any(w in case_id for w in _ABOUT_OFFSETS_WORDS):
+        allowed.discard("shift")
+    if (
+        case["verdict"] != "invalid"
+        or _ABOUT_SHAPES_RULES & rules
+        or any(w in case_id for w in _ABOUT_SHAPES_WORDS)
+    ):
+        allowed.discard("reshape")
     return frozenset(allowed)
 
 
@@ -206,6 +229,8 @@ class Variant:
     # an accepted variant with new tensor bytes: the reference's reading of
     # each tensor, name -> (dtype, shape, nbytes, sha256)
     reading: Mapping[str, _Tensor] = field(default_factory=dict)
+    # the shift's filler tensor: its name and data_offsets
+    filler: tuple[str, int, int] | None = None
 
     def judged(self, case: Mapping[str, Any]) -> Mapping[str, Any]:
         """``case`` as this variant is judged: the reference's reading of it.
@@ -247,6 +272,11 @@ class Variant:
             shown = ", ".join(f"{old!r} -> {new!r}" for old, new in renamed[:3])
             more = f" and {len(renamed) - 3} more" if len(renamed) > 3 else ""
             said[said.index("names")] = f"names ({shown}{more})"
+        if self.filler is not None:
+            name, begin, end = self.filler
+            said[said.index("shift")] = (
+                f"shift (added {name!r} at [{begin}, {end}], later offsets moved)"
+            )
         if self.metadata is not None:
             said[said.index("metadata")] = (
                 f"metadata (added {self.metadata[0]!r}: {self.metadata[1]!r})"
@@ -286,6 +316,29 @@ def _shuffled(members: list[_rewrite.Member], rng: random.Random) -> bool:
     return True
 
 
+# Offsets a shift moves: plain decimal integers well inside every reader's
+# range (the cases about huge, negative or oddly spelled numbers keep theirs).
+_PLAIN_OFFSET: Final = re.compile(rb"0|[1-9][0-9]{0,14}")
+# Whose offsets' exact values, or whose tensor count, are the point: no shift.
+_ABOUT_OFFSETS_WORDS: Final = (
+    "wrap",
+    "no_tensors",
+    "tensor_only",
+    "single",
+    "empty_buffer",
+    "first",
+    "prefix",
+    "limit",
+    # another format's bytes: its own offsets point into the file
+    *_ABOUT_BUFFER_WORDS,
+)
+# Whose shapes, ranks or element counts are the point: no reshape.
+_ABOUT_SHAPES_WORDS: Final = ("shape", "rank", "dim", "arith", "overflow", "bits")
+_ABOUT_SHAPES_RULES: Final = frozenset(
+    {"SHAPE-ARRAY", "SIZE-BITS", "SIZE-OVERFLOW", "NUM-RANGE", "NUM-INTEGER"}
+)
+
+
 @dataclass
 class _Plan:
     """One attempt at a variant: the changes, and what they did."""
@@ -298,6 +351,8 @@ class _Plan:
     spans: list[tuple[str, int, int]] = field(default_factory=list)
     # the added tensor: name, dtype, element count, bytes
     added: tuple[str, str, int, bytes] | None = None
+    # the shift's filler: its name, where in the committed buffer, its bytes
+    filler: tuple[str, int, bytes] | None = None
 
 
 def _rename(members: list[_rewrite.Member], plan: _Plan, rng: random.Random) -> None:
@@ -365,20 +420,135 @@ def _add_tensor(
     taking = rng.randint(1, 8)
     data = b"".join(rng.choice(units) for _ in range(taking))
     count = taking * _UNITS[dtype][1]
+    added = _entry(members, rng, dtype, count, (len(buffer), len(buffer) + len(data)))
+    members.append(added)
+    plan.added = (added.key[1:-1].decode(), dtype, count, data)
+    plan.made.add("tensor")
+
+
+def _entry(
+    members: list[_rewrite.Member],
+    rng: random.Random,
+    dtype: str,
+    count: int,
+    span: tuple[int, int],
+) -> _rewrite.Member:
+    """A new tensor's member: a run-chosen name no member has, plain JSON."""
     taken = {m.key for m in members}
     name = _word(rng, 6)
     while f'"{name}"'.encode() in taken:
         name = _word(rng, 6)
-    entry = (
-        f'{{"dtype":"{dtype}","shape":[{count}],'
-        f'"data_offsets":[{len(buffer)},{len(buffer) + len(data)}]}}'
-    ).encode()
-    parsed = _rewrite.parse(entry)
-    if parsed is None:  # pragma: no cover - written above as plain JSON
+    entry = _rewrite.Object(
+        [
+            _rewrite.Member(b'"dtype"', f'"{dtype}"'.encode()),
+            _rewrite.Member(b'"shape"', _rewrite.Array([str(count).encode()])),
+            _rewrite.Member(
+                b'"data_offsets"',
+                _rewrite.Array([str(span[0]).encode(), str(span[1]).encode()]),
+            ),
+        ]
+    )
+    return _rewrite.Member(f'"{name}"'.encode(), entry)
+
+
+def _field(entry: _rewrite.Object, key: bytes) -> _rewrite.Node | None:
+    """An entry's member ``key`` (a token with its quotes), when it has one."""
+    found = [m.value for m in entry.members if m.key == key]
+    return found[0] if len(found) == 1 else None
+
+
+def _entries(members: list[_rewrite.Member]) -> list[tuple[int, _rewrite.Object]]:
+    """The tensor entries that are objects, with their place among ``members``."""
+    return [
+        (at, m.value)
+        for at, m in enumerate(members)
+        if m.key != b'"__metadata__"' and isinstance(m.value, _rewrite.Object)
+    ]
+
+
+def _plain(node: _rewrite.Node | None) -> list[int | None]:
+    """An array's items as numbers a shift moves (None: one it leaves)."""
+    if not isinstance(node, _rewrite.Array):
+        return []
+    return [
+        int(i) if isinstance(i, bytes) and _PLAIN_OFFSET.fullmatch(i) else None
+        for i in node.items
+    ]
+
+
+def _filler(
+    members: list[_rewrite.Member], rng: random.Random, buffer: bytes
+) -> tuple[int, str] | None:
+    """Where a shift's filler goes, and its dtype (one the file names)."""
+    dtypes = {d.name for d in stspec.DTYPES}
+    spans: list[tuple[int, int]] = []
+    ends: set[int] = set()
+    used: set[str] = set()
+    for _, entry in _entries(members):
+        pair = _plain(_field(entry, b'"data_offsets"'))
+        ends.update(p for p in pair if p is not None and p <= len(buffer))
+        if len(pair) == 2 and pair[0] is not None and pair[1] is not None:
+            spans.append((pair[0], pair[1]))
+        dtype = _field(entry, b'"dtype"')
+        if isinstance(dtype, bytes) and dtype[1:-1].decode("latin-1") in dtypes:
+            used.add(dtype[1:-1].decode("latin-1"))
+    # a tensor's start or end inside no tensor's range (the buffer's end may
+    # be followed by bytes a trailing case is about)
+    places = sorted(p for p in ends if not any(b < p < e for b, e in spans))
+    if not used or not places:
+        return None
+    return rng.choice(places), rng.choice(sorted(used))
+
+
+def _shift(
+    members: list[_rewrite.Member], plan: _Plan, rng: random.Random, buffer: bytes
+) -> None:
+    """Put a filler tensor into the buffer at a run-chosen place; move the rest.
+
+    The place is a tensor's start or end inside no tensor's range; every
+    plain offset after it (a start at it too) moves by the filler's size, a
+    multiple of 8 and of its dtype's unit, so each keeps its alignment.  The
+    filler's entry goes before the first entry that moved, so a header in
+    buffer order stays in it.
+    """
+    chosen = _filler(members, rng, buffer)
+    if chosen is None:
         return
-    members.append(_rewrite.Member(f'"{name}"'.encode(), parsed))
-    plan.added = (name, dtype, count, data)
-    plan.made.add("tensor")
+    place, dtype = chosen
+    unit, holds = _UNITS[dtype]
+    size = math.lcm(unit, 8) * rng.randint(1, 4)
+    first_moved = len(members)
+    for at, entry in _entries(members):
+        array = _field(entry, b'"data_offsets"')
+        values = _plain(array)
+        if not isinstance(array, _rewrite.Array) or not values:
+            continue
+        # an end at the place stays, unless its tensor starts there too
+        starts = values[0] is not None and values[0] >= place
+        for i, value in enumerate(values):
+            if value is None or value < place or (value == place and not starts):
+                continue
+            array.items[i] = str(value + size).encode()
+            first_moved = min(first_moved, at)
+    filler = _entry(members, rng, dtype, size // unit * holds, (place, place + size))
+    members.insert(first_moved, filler)
+    plan.filler = (filler.key[1:-1].decode(), place, rng.randbytes(size))
+    plan.made.add("shift")
+
+
+def _reshape(members: list[_rewrite.Member], plan: _Plan, rng: random.Random) -> None:
+    """Insert a ``1`` at a run-chosen place in one tensor's shape."""
+    shapes = [
+        shape
+        for _, entry in _entries(members)
+        if isinstance(shape := _field(entry, b'"shape"'), _rewrite.Array)
+        and all(isinstance(i, bytes) and i.isdigit() for i in shape.items)
+    ]
+    if not shapes:
+        return
+    shape = rng.choice(shapes)
+    shape.items.insert(rng.randint(0, len(shape.items)), b"1")
+    plan.made.add("reshape")
 
 
 def _new_bytes(buffer: bytes, plan: _Plan, rng: random.Random, case_id: str) -> bytes:
@@ -434,6 +604,10 @@ def _rewritten(
         _add_metadata(top.members, plan, rng)
     if "tensor" in plan.wanted:
         _add_tensor(top.members, plan, rng, buffer)
+    if "shift" in plan.wanted:
+        _shift(top.members, plan, rng, buffer)
+    if "reshape" in plan.wanted:
+        _reshape(top.members, plan, rng)
     if "order" in plan.wanted:
         # each entry's members and the metadata's; the tensors stay in the
         # committed order (some readers take it for the buffer's order, a
@@ -455,7 +629,15 @@ def _build(data: bytes, plan: _Plan, run_seed: str, case_id: str) -> bytes | Non
         return None
     header, rest = parts
     rng = _rng(run_seed, case_id)
-    if plan.wanted & {"order", "whitespace", "metadata", "names", "tensor"}:
+    if plan.wanted & {
+        "order",
+        "whitespace",
+        "metadata",
+        "names",
+        "tensor",
+        "shift",
+        "reshape",
+    }:
         header = _rewritten(header, plan, rng, rest) or header
         # as aligned as the committed header: N + 8 keeps its remainder mod 8
         header += b" " * ((len(parts[0]) - len(header)) % 8)
@@ -466,6 +648,9 @@ def _build(data: bytes, plan: _Plan, run_seed: str, case_id: str) -> bytes | Non
         rest = new
     if plan.added is not None:
         rest += plan.added[3]
+    if plan.filler is not None:
+        _, place, filler = plan.filler
+        rest = rest[:place] + filler + rest[place:]
     if "padding" in plan.wanted:
         header += b" " * (8 * (1 + rng.randrange(MOST)))
         plan.made.add("padding")
@@ -534,7 +719,9 @@ def _plans(allowed: frozenset[str]) -> Iterable[frozenset[str]]:
     """The changes to try, most first."""
     yield allowed
     yield allowed - {"order"}
-    yield allowed - {"order", "names", "metadata", "tensor"}
+    yield allowed - {"order", "reshape"}
+    yield allowed - {"order", "names", "metadata", "tensor", "reshape"}
+    yield allowed - {"order", "names", "metadata", "tensor", "reshape", "shift"}
     yield allowed & {"padding"}
 
 
@@ -569,8 +756,12 @@ def variant(case: Mapping[str, Any], path: Path, run_seed: str) -> Variant | Non
                 if plan.made & {"buffer", "tensor"} and handed[3] is not None
                 else {}
             )
+            filler = None
+            if plan.filler is not None:
+                name, place, data = plan.filler
+                filler = (name, place, place + len(data))
             return Variant(
-                built, frozenset(plan.made), plan.names, plan.metadata, reading
+                built, frozenset(plan.made), plan.names, plan.metadata, reading, filler
             )
     return None
 

@@ -147,6 +147,42 @@ def test_the_cases_about_a_change_are_spared_it() -> None:
     assert len(committed) >= 30
 
 
+def test_offsets_and_shapes_move_only_in_invalid_files_about_neither() -> None:
+    for case in _files():
+        made = _made(SEEDS[0])[case["id"]]
+        if made is None:
+            continue
+        # a valid file's offsets and shapes are its content
+        if case["verdict"] != "invalid":
+            assert not made.made & {"shift", "reshape"}, case["id"]
+        shapes = {"SHAPE-ARRAY", "SIZE-OVERFLOW", "SIZE-BITS", "NUM-RANGE"}
+        if shapes & set(case["rules"]) or "shape" in case["id"]:
+            assert "reshape" not in made.made, case["id"]
+        if "first" in case["id"] or "wrap" in case["id"]:
+            assert "shift" not in made.made, case["id"]
+
+
+def test_an_invalid_variant_has_a_layout_no_committed_invalid_file_has(
+    tmp_path: Path,
+) -> None:
+    cheat = _broken("looks_up_layouts")
+    invalid = [c for c in _files() if c["verdict"] == "invalid"]
+    shifted = found = 0
+    for case in invalid:
+        made = _made(SEEDS[0])[case["id"]]
+        if made is None:
+            continue
+        shifted += "shift" in made.made
+        if made.made & {"shift", "reshape"}:
+            assert cheat.fingerprint(made.data) not in cheat._invalid(), case["id"]
+        elif cheat.fingerprint(made.data) in cheat._invalid():
+            found += _naive_accepts(made.data, tmp_path)
+    # most files take a filler; of the others, the lookup still rejects only
+    # the few a reader without it would accept (see LOOKUP_MARGIN)
+    assert shifted >= 0.4 * len(invalid), shifted
+    assert found <= LOOKUP_MARGIN * len(invalid), found
+
+
 def test_no_cheap_form_of_a_variant_is_a_committed_file() -> None:
     lookup = _lookup()
     findable: dict[str, int] = {}
@@ -237,3 +273,69 @@ def test_every_xdist_worker_hands_over_the_runs_variants(
     assert len(chosen - committed) >= 8  # variants, and the smoke file
     # the workers made the controller's variants (another seed: the test above)
     assert chosen == repeated
+
+
+@functools.cache
+def _broken(name: str) -> ModuleType:  # a module of broken/, as the suite loads it
+    spec = importlib.util.spec_from_file_location(name, BROKEN / f"{name}.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _naive_accepts(data: bytes, folder: Path) -> bool:
+    """Whether the reader without its lookup (``naive_load``) takes ``data``."""
+    path = folder / "handed.safetensors"
+    path.write_bytes(data)
+    try:
+        _broken("_common").naive_load(str(path))
+    except Exception:  # noqa: BLE001 - any failure of the naive reader is a rejection
+        return False
+    return True
+
+
+# Of the invalid files, how many more a lookup may still reject than the same
+# reader without it: the files handed over as committed (a stated N past the
+# file's end, padding cases) and a few whose offsets are the case's point.
+LOOKUP_MARGIN = 0.02
+
+
+def test_a_reader_looking_up_layouts_scores_as_without_the_lookup(
+    tmp_path: Path,
+) -> None:
+    # broken/looks_up_layouts.py fingerprints what the other changes leave
+    # alone: each entry's dtype, shape and offsets and the buffer's length.
+    # A shift (a filler tensor moving every later offset and growing the
+    # buffer) and a reshape (a 1 in a shape) take that fingerprint away.
+    run = run_suite(
+        str(BROKEN / "looks_up_layouts.py"),
+        "-k",
+        "test_must_reject",
+        "-n",
+        "2",
+        tmp_path=tmp_path,
+        corpus_seed=False,
+    )
+    assert run.returncode == 1, run.output[-3000:]
+    assert "accepted a file that breaks" in run.output
+    seed = run.report["corpus_seed"]
+    cheat = _broken("looks_up_layouts")
+    files = {c["id"]: c for c in _files()}
+    judged = passed = naive = looked_up = 0
+    for test, result in run.results.items():
+        case = files.get(test[len("test_must_reject[") : -1])
+        if not test.startswith("test_must_reject[") or case is None:
+            continue
+        made = _variants.variant(case, CORPUS / case["file"], seed)
+        data = (CORPUS / case["file"]).read_bytes() if made is None else made.data
+        judged += 1
+        passed += result == "passed"
+        rejects = not _naive_accepts(data, tmp_path)
+        naive += rejects
+        looked_up += not rejects and cheat.fingerprint(data) in cheat._invalid()
+    assert judged >= 250, run.output[-3000:]
+    # the run agrees with what the reader does to the bytes it was handed
+    assert passed <= naive + looked_up, (passed, naive, looked_up)
+    assert passed - naive <= LOOKUP_MARGIN * judged, (passed, naive, judged)

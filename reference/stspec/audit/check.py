@@ -8,7 +8,9 @@ import time
 from stspec.audit.opening import open_regular
 from stspec.audit.summary import Summary, summarize
 from stspec.errors import SafetensorsError
+from stspec.reader.container import PREFIX_SIZE
 from stspec.reader.pipeline import read, validate
+from stspec.reader.recognise import WHOLE_LONGEST, sound_header
 from stspec.rules import verdict_of
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
@@ -19,6 +21,7 @@ if TYPE_CHECKING:
 
     from stspec.audit.shards import Holdings
     from stspec.audit.sniff import Format
+    from stspec.reader.table import TensorTable
 else:
     from stspec.record import NamedTuple
 
@@ -37,6 +40,9 @@ __all__ = [
 _PREFIX_RULES: Final = frozenset(
     {"FILE-PREFIX", "HEADER-LIMIT", "HEADER-BOUNDS", "HEADER-UTF8", "HEADER-OBJECT"}
 )
+# What the first read of a file takes: a prefix and a header sound_header
+# may judge.
+_WHOLE_READ: Final = 8 + WHOLE_LONGEST
 # Below this many files a pool costs more to start than it saves.
 _POOL_MIN_FILES: Final = 64
 _PROGRESS_AFTER: Final = 0.5  # seconds before a progress line appears
@@ -95,6 +101,14 @@ def check_file(task: Task) -> FileResult:
 
 
 def _check(task: Task, fd: int) -> FileResult:
+    # A small header in the form writers emit, judged whole from one read
+    # (the reader's own first step, recognise.sound_header): most files of
+    # a folder of small files need nothing more.
+    size = os.fstat(fd).st_size
+    found = sound_header(os.pread(fd, _WHOLE_READ, 0), size)
+    if found is not None:
+        header_length, metadata, tensors = found
+        return _valid(task, tensors, metadata, PREFIX_SIZE + header_length, size)
     # mapped=False: a check needs the header only, and a mapped file that
     # shrinks under the reader would kill the process with SIGBUS.
     try:
@@ -106,14 +120,14 @@ def _check(task: Task, fd: int) -> FileResult:
         # (READ-PRECEDENCE): such a file is tolerated.
         verdict = verdict_of({exc.rule}).replace("invalid", "rejected")
         if task.every:
-            found = validate(fd, mapped=False)
+            found_all = validate(fd, mapped=False)
             # validate() lists at most so many violations per rule and
             # counts the rest (a list without the count lists them all).
             # Empty when the file changed between read() and validate() (a
             # download finishing): the violation read() found stands.
-            if found:
-                errors = tuple(found)
-                omitted = dict(getattr(found, "omitted", {}))
+            if found_all:
+                errors = tuple(found_all)
+                omitted = dict(getattr(found_all, "omitted", {}))
             verdict = verdict_of({error.rule for error in errors})
         looks_like = None
         if errors[0].rule in _PREFIX_RULES:
@@ -124,21 +138,33 @@ def _check(task: Task, fd: int) -> FileResult:
             looks_like = sniff(os.pread(fd, SNIFF_SIZE, 0))
         return FileResult(task.shown, verdict, errors, looks_like, omitted=omitted)
     with opened:
-        holdings = None
-        if task.holdings:
-            from stspec.audit.shards import Holdings  # noqa: PLC0415 - see above
-
-            names, _, offsets, _, _ = opened.tensors.columns
-            holdings = Holdings(
-                opened.data_start,
-                {
-                    name: (offsets[2 * at], offsets[2 * at + 1])
-                    for name, at in names.items()
-                },
-            )
-        return FileResult(
-            task.shown, "valid", summary=summarize(opened), holdings=holdings
+        return _valid(
+            task, opened.tensors, opened.metadata, opened.data_start, opened.file_length
         )
+
+
+def _valid(
+    task: Task,
+    tensors: TensorTable,
+    metadata: dict[str, str] | None,
+    data_start: int,
+    file_length: int,
+) -> FileResult:
+    """Return the result of a valid file with these tensors, metadata and sizes."""
+    holdings = None
+    if task.holdings:
+        from stspec.audit.shards import Holdings  # noqa: PLC0415 - see above
+
+        names, _, offsets, _, _ = tensors.columns
+        holdings = Holdings(
+            data_start,
+            {
+                name: (offsets[2 * at], offsets[2 * at + 1])
+                for name, at in names.items()
+            },
+        )
+    summary = summarize(tensors, metadata, data_start, file_length)
+    return FileResult(task.shown, "valid", summary=summary, holdings=holdings)
 
 
 def default_jobs() -> int:

@@ -11,7 +11,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
     from typing import NamedTuple
 
-    from stspec.reader.pipeline import SafetensorsFile
+    from stspec.reader.table import TensorTable
 else:
     from stspec.record import NamedTuple
 
@@ -77,14 +77,19 @@ class Summary(NamedTuple):
         return sum(self.dtype_bytes.values())
 
 
-def summarize(opened: SafetensorsFile) -> Summary:
-    """Summarise one valid file."""
-    _, codes, offsets, _, _ = opened.tensors.columns
+def summarize(
+    tensors: TensorTable,
+    metadata: dict[str, str] | None,
+    data_start: int,
+    file_length: int,
+) -> Summary:
+    """Summarise one valid file: its tensors, metadata, and where its buffer is."""
+    _, codes, offsets, _, _ = tensors.columns
     if codes and not codes.strip(codes[:1]):
         # One dtype (strip takes every byte: faster than a set).  The tensors
         # of a valid file tile its buffer exactly (no hole, no overlap, no
         # trailing byte): that dtype holds all of it.
-        sizes = {codes[0]: opened.file_length - opened.data_start}
+        sizes = {codes[0]: file_length - data_start}
     else:
         # Empty tensors hold no bytes, but their dtype is still in the file.
         sizes = dict.fromkeys(set(codes), 0)
@@ -103,9 +108,9 @@ def summarize(opened: SafetensorsFile) -> Summary:
         tensors=len(codes),
         parameters=parameters,
         dtype_bytes=dtype_bytes,
-        header_bytes=opened.data_start,
-        file_bytes=opened.file_length,
-        metadata=opened.metadata,
+        header_bytes=data_start,
+        file_bytes=file_length,
+        metadata=metadata,
     )
 
 

@@ -383,10 +383,9 @@ def _hostile_floors(record: dict[str, Any]) -> str:
         return ""
     return (
         "\nThe floor: the least a reader that reports a repeated member name "
-        "(KEY-UNIQUE) does in CPython, measured in the same run (decode the header, "
-        "split it at its quotes a chunk at a time, hold the names in a set): "
-        + "; ".join(floors)
-        + ".\n"
+        "(KEY-UNIQUE) among names in no order does in CPython, measured in the same "
+        "run (decode the header, split it at its quotes a chunk at a time, hold the "
+        "names in a set): " + "; ".join(floors) + ".\n"
     )
 
 

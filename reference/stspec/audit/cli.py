@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import os
 import sys
@@ -226,10 +225,14 @@ def _wait_option(command: argparse.ArgumentParser, what: str) -> None:
 
 def _columns() -> int:
     """COLUMNS if set, else the terminal's width, else 80 (as shutil finds it)."""
-    with contextlib.suppress(ValueError):
+    # (try/except, not contextlib.suppress: --version and --help would
+    # import contextlib for it)
+    try:
         columns = int(os.environ.get("COLUMNS", "0"))
-        if columns > 0:
-            return columns
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
     try:
         return os.get_terminal_size().columns or 80  # stdout's, as for shutil
     except OSError:  # not a terminal

@@ -104,11 +104,14 @@ def _check(task: Task, fd: int) -> FileResult:
     # A small header in the form writers emit, judged whole from one read
     # (the reader's own first step, recognise.sound_header): most files of
     # a folder of small files need nothing more.
-    size = os.fstat(fd).st_size
-    found = sound_header(os.pread(fd, _WHOLE_READ, 0), size)
-    if found is not None:
-        header_length, metadata, tensors = found
-        return _valid(task, tensors, metadata, PREFIX_SIZE + header_length, size)
+    head = os.pread(fd, _WHOLE_READ, 0)
+    # (A longer header is left to read() without asking for the size.)
+    if int.from_bytes(head[:PREFIX_SIZE], "little") <= WHOLE_LONGEST:
+        size = os.fstat(fd).st_size
+        found = sound_header(head, size)
+        if found is not None:
+            header_length, metadata, tensors = found
+            return _valid(task, tensors, metadata, PREFIX_SIZE + header_length, size)
     # mapped=False: a check needs the header only, and a mapped file that
     # shrinks under the reader would kill the process with SIGBUS.
     try:

@@ -717,11 +717,15 @@ def _as_planned(committed: _Judgement, handed: _Judgement, plan: _Plan) -> bool:
 
 def _plans(allowed: frozenset[str]) -> Iterable[frozenset[str]]:
     """The changes to try, most first."""
+    header = {"order", "names", "metadata", "tensor"}
     yield allowed
     yield allowed - {"order"}
+    # a shift and a reshape each on their own: one may break what the other keeps
     yield allowed - {"order", "reshape"}
-    yield allowed - {"order", "names", "metadata", "tensor", "reshape"}
-    yield allowed - {"order", "names", "metadata", "tensor", "reshape", "shift"}
+    yield allowed - {"order", "shift"}
+    yield allowed - header - {"reshape"}
+    yield allowed - header - {"shift"}
+    yield allowed - header - {"reshape", "shift"}
     yield allowed & {"padding"}
 
 

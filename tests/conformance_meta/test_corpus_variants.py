@@ -147,6 +147,10 @@ def test_the_cases_about_a_change_are_spared_it() -> None:
     assert len(committed) >= 30
 
 
+# files with an offset that is not a plain decimal number
+ODD_OFFSETS = ("n_json_number_float_offset",)
+
+
 def test_offsets_and_shapes_move_only_in_invalid_files_about_neither() -> None:
     for case in _files():
         made = _made(SEEDS[0])[case["id"]]
@@ -159,6 +163,9 @@ def test_offsets_and_shapes_move_only_in_invalid_files_about_neither() -> None:
         if shapes & set(case["rules"]) or "shape" in case["id"]:
             assert "reshape" not in made.made, case["id"]
         if "first" in case["id"] or "wrap" in case["id"]:
+            assert "shift" not in made.made, case["id"]
+        # an offset spelled 4.0 would stay while the others move past it
+        if case["id"] in ODD_OFFSETS:
             assert "shift" not in made.made, case["id"]
 
 

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 CASES = {
     "accepts_holes": (
         (
-            "n_layout_hole_between_tensors or LAYOUT-HOLE "
+            "n_layout_hole_between_tensors or LAYOUT-HOLE/gap "
             "or y_layout_empty_tensors_at_cursor"
         ),
         [

@@ -33,6 +33,7 @@ __all__ = [
     "called_as",
     "classify",
     "convert",
+    "corpus_seed",
     "impl_spec",
     "pass_sigint",
     "run",
@@ -48,6 +49,8 @@ _CRASH_KIND: Final = re.compile(
     r"exit status -?\d+|[A-Za-z_.]*(?:Error|Exception|Panic)\w*))"
 )
 _WRAPPERS: Final = envs.REPO / "matrix" / "wrappers"
+# a corpus seed as the suite makes one (hex) or a user gives one (a word)
+_SEED: Final = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
 
 def write_setup_failure(impl: Impl, results: Path, reason: str) -> None:
@@ -298,6 +301,14 @@ def _entry(test: dict[str, Any]) -> dict[str, Any]:
     return entry
 
 
+def corpus_seed(report: dict[str, Any]) -> str | None:
+    """The report's corpus seed, if it is one the suite could have made."""
+    seed = report.get("corpus_seed")
+    if isinstance(seed, str) and _SEED.fullmatch(seed):
+        return seed
+    return None
+
+
 def convert(report: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """(cases, other tests): corpus case id -> entry, test name -> entry."""
     cases: dict[str, Any] = {}
@@ -417,6 +428,8 @@ def run(
             # pytest's exit status 2: interrupted (the run's time limit)
             "complete": bool(report) and not select and code != 2,
             **({"selected": select} if select else {}),
+            # the run's corpus variants: STSPEC_CORPUS_SEED=this repeats its bytes
+            "corpus_seed": corpus_seed(report),
         },
         "summary": report.get("summary", {}),
         "cases": cases,

@@ -106,3 +106,22 @@ def test_a_run_records_the_inputs_it_ran_against(
     impl = by_name("npm-safetensors")
     out = runner.run(impl, tmp_path)
     assert json.loads(out.read_text())["inputs"] == inputs.inputs(impl)
+
+
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("6f0c2a9d1e3b4c5d", "6f0c2a9d1e3b4c5d"),
+        ("rep1", "rep1"),
+        ("", None),
+        ("x" * 65, None),
+        ("a\nb", None),
+        ("\x1b[2J", None),
+        (12, None),
+        (None, None),
+    ],
+)
+def test_only_a_seed_the_suite_could_make_is_recorded(
+    given: object, kept: object
+) -> None:
+    assert runner.corpus_seed({"corpus_seed": given}) == kept

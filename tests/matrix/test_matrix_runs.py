@@ -211,3 +211,12 @@ def test_page_opens_with_scores_and_keeps_headers_in_view(
     # the grid scrolled far past its top, its header row stayed in view
     assert seen["grid_top"] < -1000
     assert 0 <= seen["header_top"] < 5
+
+
+def test_each_row_records_its_corpus_seed(results: Path) -> None:
+    # STSPEC_CORPUS_SEED=<seed> python -m matrix run --only NAME repeats its bytes
+    for name in ("reference", "hf-0.8.0"):
+        seed = json.loads((results / f"{name}.json").read_text())["run"]["corpus_seed"]
+        assert isinstance(seed, str)
+        assert len(seed) == 16
+        int(seed, 16)

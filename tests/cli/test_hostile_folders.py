@@ -305,11 +305,13 @@ def test_files_past_path_max_are_named_not_skipped(
     assert line.endswith(": File name too long")
 
 
-def _kill_a_worker(folder: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Fill ``folder`` with 80 valid files; the worker checking f40 is killed."""
-    for number in range(80):
+def _kill_a_worker(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, files: int = 80, at: int = 40
+) -> str:
+    """Fill ``folder`` with valid files; the worker checking file ``at`` is killed."""
+    for number in range(files):
         (folder / f"f{number:02}.safetensors").write_bytes(GOOD)
-    victim = str(folder / "f40.safetensors")
+    victim = str(folder / f"f{at:02}.safetensors")
     real = _check._check
 
     def killed_on_the_victim(task: _check.Task, fd: int) -> _check.FileResult:
@@ -376,6 +378,28 @@ def test_a_killed_worker_costs_the_terminal_one_line_with_the_count(
         f"stspec: {len(orphans)} files not checked: a process checking files died "
         f"(killed by the OOM killer or a signal?): {', '.join(orphans[:5])}, ... "
         "(--json and --sarif name every one)"
+    )
+
+
+@_FORKED
+def test_a_few_files_a_killed_worker_left_are_all_named(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Four files on two workers: the pool runs, one file per hand-over.
+    victim = _kill_a_worker(tmp_path, monkeypatch, files=4, at=3)
+    status, out, err = run(capsys, "check", "-j", "2", str(tmp_path))
+    assert status == 2
+    checked = [line.split(": ")[0] for line in out.splitlines()]
+    orphans = sorted(str(p) for p in tmp_path.iterdir() if str(p) not in checked)
+    assert victim in orphans
+    assert len(orphans) <= 5
+    (line,) = err.splitlines()
+    many = "file" if len(orphans) == 1 else "files"
+    assert line == (
+        f"stspec: {len(orphans)} {many} not checked: a process checking files died "
+        f"(killed by the OOM killer or a signal?): {', '.join(orphans)}"
     )
 
 

@@ -569,6 +569,8 @@ _SHUFFLED = sorted(_ORDERED, key=lambda name: name[::-1])
         pytest.param(["k7", *_ORDERED[8:], "k7"], id="first-and-last"),
         pytest.param(["a", "b", "c", *_ORDERED, "b"], id="repeats-a-name-before"),
         pytest.param(["a", "b", "c", *_ORDERED, "shape"], id="field-last"),
+        # whitespace is allowed between the tokens, a raw tab never in a name
+        pytest.param([*_ORDERED[:50], "a\tb", *_ORDERED[50:]], id="tab-in-name"),
     ],
 )
 @pytest.mark.parametrize("few_runs", [1, 8, 10**9])

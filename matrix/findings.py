@@ -425,6 +425,25 @@ def _checks(hand: dict[str, Any], manifest: dict[str, Any], run: str) -> list[st
     return lines
 
 
+def _variants_line(result: dict[str, Any]) -> list[str]:
+    """Say that the run judged per-run variants, and how to repeat them."""
+    seed = (result.get("run") or {}).get("corpus_seed")
+    if not isinstance(seed, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", seed):
+        return []
+    name = result["implementation"]["name"]
+    return [
+        (
+            "- Conformance run: the suite hands the library a variant of each "
+            "corpus file (new tensor names, member order and padding, and for an "
+            "invalid file a moved layout), each checked to break the same rule. "
+            "The files below are the committed ones; the smallest file of each "
+            "finding is checked against the library directly. "
+            f"`STSPEC_CORPUS_SEED={seed} python -m matrix run --only {name}` "
+            "repeats the run's variants."
+        )
+    ]
+
+
 def report(
     result: dict[str, Any], manifest: dict[str, Any], hand: dict[str, Any]
 ) -> str:
@@ -451,6 +470,7 @@ def report(
         f"- Called as: {impl['note']}",
         *api,
         f"- Where to report: {tracker}",
+        *_variants_line(result),
         "",
         "## Reproducer",
         "",

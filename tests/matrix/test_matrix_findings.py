@@ -707,3 +707,20 @@ def test_a_rust_reproducer_really_builds_offline_and_its_panic_is_judged(
     assert said[0].endswith("range end index 9 out of range for slice of length 6")
     assert said[1] == "accepted"
     assert (row / "target" / "release" / "open_stub").exists()
+
+
+@pytest.mark.parametrize(
+    ("seed", "shown"),
+    [("56749189f28bbcb5", True), ("x`; rm -rf /", False), (None, False)],
+)
+def test_a_report_says_how_to_repeat_the_runs_variants(
+    seed: str | None, shown: bool
+) -> None:
+    result = json.loads((REPO / "results" / "stsw.json").read_text("utf-8"))
+    result["run"]["corpus_seed"] = seed
+    manifest = json.loads((REPO / "corpus" / "manifest.json").read_text("utf-8"))
+    hand = tomllib.loads(findings.DATA.read_text("utf-8"))["stsw"]
+    text = findings.report(result, manifest, hand)
+    line = f"`STSPEC_CORPUS_SEED={seed} python -m matrix run --only stsw`"
+    assert (line in text) is shown
+    assert ("variant of each corpus file" in text) is shown

@@ -166,13 +166,20 @@ def classify(case: dict[str, Any], outcome: str) -> Kind | None:
 
 
 def findings_of(
-    result: dict[str, Any], manifest: dict[str, Any], excluded: Iterable[str] = ()
+    result: dict[str, Any],
+    manifest: dict[str, Any],
+    excluded: Iterable[str] = (),
+    variant_only: Iterable[str] = (),
 ) -> list[Finding]:
     """The dangerous findings in one results/NAME.json, most dangerous first.
 
     ``excluded`` names cases whose failure is not the library's (its
     wrapper's conversion of what the library returned, say).
+    ``variant_only`` names cases whose failure the run's variant of the file
+    shows and the committed file does not (it fails there another way): they
+    are listed, never shown as a finding's smallest file.
     """
+    late = frozenset(variant_only)
     found: dict[str, list[dict[str, Any]]] = {}
     # a record of a failed set-up has no cases: nothing was observed
     for case_id, got in result.get("cases", {}).items():
@@ -184,7 +191,13 @@ def findings_of(
             found.setdefault(kind.key, []).append(case)
     return [
         Finding(
-            kind, tuple(sorted(found[kind.key], key=lambda c: (c["size"], c["id"])))
+            kind,
+            tuple(
+                sorted(
+                    found[kind.key],
+                    key=lambda c: (c["id"] in late, c["size"], c["id"]),
+                )
+            ),
         )
         for kind in KINDS
         if kind.key in found
@@ -448,7 +461,12 @@ def report(
     result: dict[str, Any], manifest: dict[str, Any], hand: dict[str, Any]
 ) -> str:
     """The Markdown report of one implementation's dangerous findings."""
-    found = findings_of(result, manifest, hand.get("not_the_library", {}))
+    found = findings_of(
+        result,
+        manifest,
+        hand.get("not_the_library", {}),
+        hand.get("variant_only", {}),
+    )
     impl = result["implementation"]
     text, language, run = _script(hand)
     kinds = ", ".join(f.kind.label for f in found)
@@ -542,7 +560,12 @@ def write_dir(results: Path) -> list[str]:
     for result in load_results(results):
         name = result["implementation"]["name"]
         hand = hands.get(name, {})
-        found = findings_of(result, manifest, hand.get("not_the_library", {}))
+        found = findings_of(
+            result,
+            manifest,
+            hand.get("not_the_library", {}),
+            hand.get("variant_only", {}),
+        )
         if not found:
             continue
         if not hand:

@@ -487,7 +487,8 @@ def check(names: list[str]) -> int:
             excluded = hand.get("not_the_library", {})
             probed = result.get("probe", {})
             try:
-                for finding in findings_of(result, manifest, excluded):
+                later = hand.get("variant_only", {})
+                for finding in findings_of(result, manifest, excluded, later):
                     first = finding.cases[0]["id"]
                     checker.finding(finding, cases[first], probed.get(first) or {})
                 for case_id in excluded:

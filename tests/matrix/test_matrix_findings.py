@@ -71,6 +71,12 @@ def test_findings_smallest_first_most_dangerous_first_excluded_dropped() -> None
         ("crash", ["boom"]),
         ("overlap", ["small", "big"]),
     ]
+    # a failure only the run's variant shows is listed, never the smallest file
+    later = findings.findings_of(result, manifest, {"wrapper"}, {"small"})
+    assert [(f.kind.key, [c["id"] for c in f.cases]) for f in later] == [
+        ("crash", ["boom"]),
+        ("overlap", ["big", "small"]),
+    ]
 
 
 def test_a_failed_setup_has_no_findings() -> None:

@@ -159,7 +159,8 @@ def main():
     if target == "--describe":
         print(json.dumps({"protocol": 2, "name": "cheat", "version": "1"}))
         return 0
-    if "[n_" in os.environ.get("PYTEST_CURRENT_TEST", "") or "n_" in target:
+    name = os.path.basename(target)  # the staging folder's random name may hold n_
+    if "[n_" in os.environ.get("PYTEST_CURRENT_TEST", "") or name.startswith("n_"):
         print(json.dumps({"result": "rejected"}))
         return 1
     import hashlib

@@ -69,7 +69,13 @@ def test_merge_refuses_a_row_in_two_shards_and_a_link(tmp_path: Path) -> None:
 
 
 def _matrix(*args: str, scratch: Path) -> None:
-    env = {**os.environ, "STSPEC_MATRIX_DIR": str(scratch / "envs")}
+    # one corpus seed for every run: a shard hands each row the same variants
+    # as the whole run does, and records the same seed
+    env = {
+        **os.environ,
+        "STSPEC_MATRIX_DIR": str(scratch / "envs"),
+        "STSPEC_CORPUS_SEED": "0123456789abcdef",
+    }
     subprocess.run(
         [sys.executable, "-m", "matrix", *args, "--python", sys.executable],
         cwd=REPO, env=env, check=True, capture_output=True, timeout=600,

@@ -324,6 +324,12 @@ def _kill_a_worker(
     return victim
 
 
+def _unchecked(folder: Path, out: str) -> list[str]:
+    """The files of ``folder`` that no line of ``out`` reports on."""
+    checked = {line.split(": ")[0] for line in out.splitlines()}
+    return sorted(str(p) for p in folder.iterdir() if str(p) not in checked)
+
+
 _FORKED = pytest.mark.skipif(
     multiprocessing.get_start_method() != "fork",
     reason="the stand-in check reaches the workers through fork",
@@ -366,11 +372,10 @@ def test_a_killed_worker_costs_the_terminal_one_line_with_the_count(
     victim = _kill_a_worker(tmp_path, monkeypatch)
     status, out, err = run(capsys, "check", "-j", "2", str(tmp_path))
     assert status == 2
-    checked = [line.split(": ")[0] for line in out.splitlines()]
     assert all(
         line.endswith(": valid (1 tensor, 67 bytes)") for line in out.splitlines()
     )
-    orphans = sorted(str(p) for p in tmp_path.iterdir() if str(p) not in checked)
+    orphans = _unchecked(tmp_path, out)
     assert victim in orphans
     assert len(orphans) > 5  # at least the rest of the victim's chunk of 10
     (line,) = err.splitlines()
@@ -391,8 +396,7 @@ def test_a_few_files_a_killed_worker_left_are_all_named(
     victim = _kill_a_worker(tmp_path, monkeypatch, files=4, at=3)
     status, out, err = run(capsys, "check", "-j", "2", str(tmp_path))
     assert status == 2
-    checked = [line.split(": ")[0] for line in out.splitlines()]
-    orphans = sorted(str(p) for p in tmp_path.iterdir() if str(p) not in checked)
+    orphans = _unchecked(tmp_path, out)
     assert victim in orphans
     assert len(orphans) <= 5
     (line,) = err.splitlines()

@@ -134,13 +134,31 @@ def check_agreement(data: bytes) -> None:
         (e.rule, e.offset) for e in errors if e.rule in {x.rule for x in listed}
     ][: len(listed)]
     if errors:
-        with pytest.raises(stspec.SafetensorsError) as caught:
-            stspec.read(data)
-        # READ-PRECEDENCE: the first MUST violation, else the first one.
-        first = next((e for e in errors if MUST[e.rule]), errors[0])
-        assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)
+        read_raises_first(data, list(errors))
     else:
         stspec.read(data).close()
+
+
+def agree_within(data: bytes, limit: int | None) -> list[stspec.SafetensorsError]:
+    """Both paths keep the same violations, messages included, within ``limit``.
+
+    Returns the plain path's, for the first-violation check.
+    """
+    plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
+    fast, _ = check(memoryview(data), limit=limit)
+    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
+        (e.rule, e.offset, e.path, e.msg) for e in plain
+    ]
+    assert fast.omitted == plain.omitted
+    return list(plain)
+
+
+def read_raises_first(data: bytes, errors: list[stspec.SafetensorsError]) -> None:
+    """READ-PRECEDENCE: read() raises the first MUST violation, else the first."""
+    first = next((e for e in errors if MUST[e.rule]), errors[0])
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)
 
 
 @settings(max_examples=200, deadline=None)
@@ -262,13 +280,7 @@ def test_many_shapes_repeated_and_distinct_are_each_read_as_written() -> None:
 def test_both_paths_agree_with_few_violations_kept(
     data: bytes, limit: int | None
 ) -> None:
-    plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
-    fast, _ = check(memoryview(data), limit=limit)
-    assert plain
-    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
-        (e.rule, e.offset, e.path, e.msg) for e in plain
-    ]
-    assert fast.omitted == plain.omitted
+    assert agree_within(data, limit)
 
 
 @st.composite
@@ -487,17 +499,8 @@ _NON_ASCII_CONTROL = [f'"\u00e9{i}\x01":0' for i in range(150)]
 )
 @pytest.mark.parametrize("limit", [1, 100, None])
 def test_runs_of_unknown_members_agree(data: bytes, limit: int | None) -> None:
-    plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
-    fast, _ = check(memoryview(data), limit=limit)
-    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
-        (e.rule, e.offset, e.path, e.msg) for e in plain
-    ]
-    assert fast.omitted == plain.omitted
     # READ-PRECEDENCE, from the one first-violation pass.
-    first = next((e for e in plain if MUST[e.rule]), plain[0])
-    with pytest.raises(stspec.SafetensorsError) as caught:
-        stspec.read(data)
-    assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)
+    read_raises_first(data, agree_within(data, limit))
 
 
 _U8 = '{"dtype":"U8","shape":[1],"data_offsets":[0,1]}'
@@ -542,12 +545,7 @@ def test_generated_runs_of_unknown_members_agree(
         patch.setattr(module, "_ADDED_AT_ONCE", at_once)
         check_agreement(data)
         # One kept per rule: the runs after the first unknown member are split.
-        plain, _ = check(memoryview(data), limit=1, shortcuts=False)
-        fast, _ = check(memoryview(data), limit=1)
-    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
-        (e.rule, e.offset, e.path, e.msg) for e in plain
-    ]
-    assert fast.omitted == plain.omitted
+        agree_within(data, 1)
 
 
 _ORDERED = [f"k{i}" for i in range(200)]
@@ -584,17 +582,9 @@ def test_a_closing_stretch_of_members_agrees(
     monkeypatch.setattr(members, "_FEW_RUNS", few_runs)
     monkeypatch.setattr(members, "_SPLIT_CHUNK", chunk)
     data = _run([f'"{name}":0' for name in names])
-    for limit in (1, 100, None):
-        plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
-        fast, _ = check(memoryview(data), limit=limit)
-        assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
-            (e.rule, e.offset, e.path, e.msg) for e in plain
-        ]
-        assert fast.omitted == plain.omitted
-    first = next((e for e in plain if MUST[e.rule]), plain[0])
-    with pytest.raises(stspec.SafetensorsError) as caught:
-        stspec.read(data)
-    assert (caught.value.rule, caught.value.offset) == (first.rule, first.offset)
+    for limit in (1, 100):
+        agree_within(data, limit)
+    read_raises_first(data, agree_within(data, None))
 
 
 def _meta(members: str) -> bytes:
@@ -621,11 +611,7 @@ def _meta(members: str) -> bytes:
 @pytest.mark.parametrize("limit", [1, None])
 def test_escaped_metadata_values_agree(data: bytes, limit: int | None) -> None:
     check_agreement(data)
-    plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
-    fast, _ = check(memoryview(data), limit=limit)
-    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
-        (e.rule, e.offset, e.path, e.msg) for e in plain
-    ]
+    agree_within(data, limit)
 
 
 @pytest.mark.parametrize(
@@ -664,12 +650,7 @@ def test_runs_split_in_small_chunks_agree(
     monkeypatch.setattr(members, "_SPLIT_CHUNK", chunk)
     # A repeat then falls between two groups of names or inside one.
     monkeypatch.setattr(members, "_ADDED_AT_ONCE", 3)
-    plain, _ = check(memoryview(data), limit=limit, shortcuts=False)
-    fast, _ = check(memoryview(data), limit=limit)
-    assert [(e.rule, e.offset, e.path, e.msg) for e in fast] == [
-        (e.rule, e.offset, e.path, e.msg) for e in plain
-    ]
-    assert fast.omitted == plain.omitted
+    agree_within(data, limit)
     check_agreement(data)
 
 

@@ -29,6 +29,7 @@ from matrix.badges import SITE
 from matrix.crash_line import observed_crash
 from matrix.impls import IMPLS, LAYERS
 from matrix.render_data import load_results
+from matrix.runner import corpus_seed
 from matrix.scores import FINDINGS_DATA
 from matrix.scrub import scrub
 from stspec.rules import RULES_BY_ID
@@ -440,8 +441,9 @@ def _checks(hand: dict[str, Any], manifest: dict[str, Any], run: str) -> list[st
 
 def _variants_line(result: dict[str, Any]) -> list[str]:
     """Say that the run judged per-run variants, and how to repeat them."""
-    seed = (result.get("run") or {}).get("corpus_seed")
-    if not isinstance(seed, str) or not re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", seed):
+    # the run's record holds the seed as the suite's report does
+    seed = corpus_seed(result.get("run") or {})
+    if seed is None:
         return []
     name = result["implementation"]["name"]
     return [

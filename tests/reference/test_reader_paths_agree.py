@@ -470,6 +470,7 @@ _NON_ASCII_CONTROL = [f'"\u00e9{i}\x01":0' for i in range(150)]
         pytest.param(_run(_PLAIN, ',"u":{"dtype":"X"}'), id="must-fault-later"),
         pytest.param(_run(_PLAIN, ',"u":{},"u":{}'), id="repeat-later"),
         pytest.param(_run([*_PLAIN, '"k0":0,']), id="trailing-comma"),
+        pytest.param(_run([*_PLAIN, '"z":0,']), id="trailing-comma-new-name"),
         pytest.param(
             file_of(
                 ' {"a":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"a":1}', b"x"
@@ -584,6 +585,103 @@ def test_a_closing_stretch_of_members_agrees(
     data = _run([f'"{name}":0' for name in names])
     for limit in (1, 100):
         agree_within(data, limit)
+    read_raises_first(data, agree_within(data, None))
+
+
+def _shuffled_entry(before: list[str], after: list[str], tail: str = "") -> bytes:
+    """One entry: ``before``, unknown members in no order, ``after``; then ``tail``.
+
+    The buffer holds one byte.
+    """
+    unknown = [f'"{name}":0' for name in _SHUFFLED]
+    members = ",".join([*before, *unknown, *after])
+    return file_of('{"t":{' + members + "}" + tail + "}", b"x")
+
+
+_DTYPE, _SHAPE, _OFFSETS = '"dtype":"U8"', '"shape":[1]', '"data_offsets":[0,1]'
+
+
+# ENTRY-UNKNOWN is a MAY rule: read() names it only when no MUST violation
+# follows (READ-PRECEDENCE), so the first unknown member settles nothing:
+# a repeat among the members after it, or a field judged after it, is the
+# violation read() names.  Each case through the closing stretch and the
+# chunks (see test_a_closing_stretch_of_members_agrees).
+@pytest.mark.parametrize(
+    "data",
+    [
+        pytest.param(_shuffled_entry([_DTYPE, _SHAPE, _OFFSETS], []), id="tolerated"),
+        pytest.param(
+            _shuffled_entry([_DTYPE, _SHAPE, _OFFSETS], ['"k7":1']),
+            id="repeat-long-after-the-first-unknown",
+        ),
+        pytest.param(
+            _shuffled_entry([_DTYPE, _DTYPE, _SHAPE, _OFFSETS], []),
+            id="field-repeated-before-them",
+        ),
+        pytest.param(
+            _shuffled_entry([_DTYPE, _SHAPE, _OFFSETS], [_SHAPE]),
+            id="field-repeated-after-them",
+        ),
+        pytest.param(_shuffled_entry([_DTYPE, _SHAPE], []), id="field-missing"),
+        pytest.param(
+            _shuffled_entry([_DTYPE, _SHAPE, _OFFSETS], ['"z":01']),
+            id="syntax-error-after-them",
+        ),
+        pytest.param(
+            _shuffled_entry([_DTYPE, _SHAPE, _OFFSETS], ['"z":0,']),
+            id="trailing-comma-after-them",
+        ),
+        pytest.param(
+            _shuffled_entry([_DTYPE, _SHAPE], ['"data_offsets":[1,0]']),
+            id="reversed-offsets-after-them",
+        ),
+        pytest.param(
+            _shuffled_entry([_DTYPE, _SHAPE], ['"data_offsets":[0,9]']),
+            id="past-the-buffer-after-them",
+        ),
+        pytest.param(
+            _shuffled_entry([_SHAPE, _OFFSETS], ['"dtype":"X"']),
+            id="bad-dtype-after-them",
+        ),
+        pytest.param(
+            _shuffled_entry([_DTYPE, _SHAPE, _OFFSETS], [], ',"u":{"dtype":"X"}'),
+            id="must-fault-in-a-later-entry",
+        ),
+        pytest.param(
+            _shuffled_entry(
+                [_DTYPE, _SHAPE, _OFFSETS],
+                [],
+                ',"u":{"dtype":"U8","shape":[1],"data_offsets":[0,1]}',
+            ),
+            id="overlap-with-a-later-entry",
+        ),
+    ],
+)
+@pytest.mark.parametrize("few_runs", [1, 8])
+@pytest.mark.parametrize("chunk", [64, 1 << 16])
+def test_a_fault_around_unknown_members_in_no_order_agrees(
+    monkeypatch: pytest.MonkeyPatch, data: bytes, few_runs: int, chunk: int
+) -> None:
+    from stspec.reader import members  # noqa: PLC0415 - the module patched
+
+    monkeypatch.setattr(members, "_CLOSING_MIN", 0)
+    monkeypatch.setattr(members, "_FEW_RUNS", few_runs)
+    monkeypatch.setattr(members, "_SPLIT_CHUNK", chunk)
+    for limit in (1, 100):
+        agree_within(data, limit)
+    read_raises_first(data, agree_within(data, None))
+
+
+def test_a_repeat_among_many_unknown_members_in_no_order_is_what_read_names() -> None:
+    # At full size (a closing stretch of 64 KiB and more, checked at once).
+    names = [f"k{i * 7919 % 20_000}" for i in range(20_000)]
+    unknown = ",".join(f'"{name}":0' for name in [*names, "k7"])
+    header = '{"t":{' + f"{_DTYPE},{_SHAPE},{_OFFSETS}," + unknown + "}}"
+    data = file_of(header, b"x")
+    with pytest.raises(stspec.SafetensorsError) as caught:
+        stspec.read(data)
+    assert caught.value.rule == "KEY-UNIQUE"
+    assert caught.value.offset == 8 + len(header) - len('"k7":0}}')
     read_raises_first(data, agree_within(data, None))
 
 

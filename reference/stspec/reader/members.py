@@ -416,21 +416,25 @@ def _plain_members(state: FastScan, seen: set[str], pos: int) -> int:
     run = plain_run().match(text, pos)
     if run is None:
         return pos + 1
+    end = run.end()
+    if text[end : end + 1] == "}":
+        # The run's last comma is a trailing one: the members go one by one,
+        # so that the parser reports it as it would (JSON-SYNTAX).
+        return end
     if state.first_only and decided(state.report):
         # read() wants neither the count nor repeats among these (a repeat
         # lies after the first violation; should a later fault void that,
         # the file is checked again in full): only whether a field hides here.
-        chunk = text[pos : run.end()]
-        if '"dtype"' in chunk or '"shape"' in chunk or '"data_offsets"' in chunk:
-            return run.end()
-        return -run.end()
-    names = plain_member().findall(text, pos, run.end())
+        chunk = text[pos:end]
+        field = '"dtype"' in chunk or '"shape"' in chunk or '"data_offsets"' in chunk
+        return end if field else -end
+    names = plain_member().findall(text, pos, end)
     fresh = set(names)
     if len(fresh) != len(names) or not seen.isdisjoint(fresh) or fresh & FIELDS:
-        return run.end()
+        return end
     seen |= fresh
     count_more(state.report, "ENTRY-UNKNOWN", len(names))
-    return -run.end()
+    return -end
 
 
 def _scalar_members(state: FastScan, seen: set[str], pos: int) -> int | None:

@@ -1,10 +1,13 @@
 """read()'s first-violation mode: stop once the first violation is certain.
 
 The spec does not ask for it (other readers need report no id or offset);
-read() raises exactly the violation validate() lists first, and a hostile
-header is usually at fault within its first kilobytes, so read() stops there
-instead of judging the rest.  Once a violation is recorded, what follows can
-only come later, with two exceptions: a tensor that ends past the buffer is
+read() raises the first MUST violation validate() lists, else its first
+(READ-PRECEDENCE), and a hostile header is usually at fault within its first
+kilobytes, so read() stops there instead of judging the rest.  A MAY
+violation settles nothing (see decided): a MUST one anywhere after it, a
+repeated name among the members after an unknown one say, is the one to
+name.  Once a MUST violation is recorded, what follows can only come
+later, with two exceptions: a tensor that ends past the buffer is
 located at its data_offsets, earlier in the text; and a fault that stops the
 parse later voids the structural findings.  So the member scan
 (reader/fast.py) asks :func:`settles` after each member, checks only the
@@ -192,7 +195,7 @@ def early(buffer: Buffer, head: int | None, scan: HeadScan) -> Violations | None
 
     A hostile header is usually at fault within its first kilobytes, and a
     lenient reader stops there; this reader must find exactly the violation
-    validate() lists first, so an answer from the first bytes is taken only
+    read() raises (see decided), so an answer from the first bytes is taken only
     when nothing after them can come before it: what precedes the '{', a
     fault that settles the parse (see first.Settled), a nesting too deep.
     HEADER-UTF8 anywhere outranks every other fault, so the rest of the

@@ -2,15 +2,6 @@
 
 from stspec._version import SPEC_VERSION
 from stspec._version import __version__ as __version__
-from stspec.dtypes import DTYPES, DType
-from stspec.errors import SafetensorsError, Violations
-from stspec.rules import (
-    MAX_HEADER_SIZE,
-    RULES,
-    RULES_BY_ID,
-    Rule,
-    verdict_of,
-)
 
 # typing is not imported at run time (start-up cost); mypy reads this as True.
 TYPE_CHECKING = False
@@ -43,11 +34,20 @@ def __dir__() -> list[str]:
     return [*__all__, "__version__"]
 
 
-# The reader loads on first use, so that `stspec --version` and a usage
-# error never pay for it; the writer and what it needs (signals, locks,
-# struct), and the schema (pathlib), so that reading, and the `stspec`
-# command, never pay for them.
+# Every name loads on first use, so that `stspec --version` and a usage
+# error pay for none of them (the rule and dtype tables build records); the
+# writer and what it needs (signals, locks, struct), and the schema
+# (pathlib), so that reading, and the `stspec` command, never pay for them.
 _LAZY = {
+    "DTYPES": "stspec.dtypes",
+    "DType": "stspec.dtypes",
+    "SafetensorsError": "stspec.errors",
+    "Violations": "stspec.errors",
+    "MAX_HEADER_SIZE": "stspec.rules",
+    "RULES": "stspec.rules",
+    "RULES_BY_ID": "stspec.rules",
+    "Rule": "stspec.rules",
+    "verdict_of": "stspec.rules",
     "SafetensorsFile": "stspec.reader.pipeline",
     "read": "stspec.reader.pipeline",
     "validate": "stspec.reader.pipeline",
@@ -61,8 +61,11 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # for mypy, the names are simply there
+    from stspec.dtypes import DTYPES, DType
+    from stspec.errors import SafetensorsError, Violations
     from stspec.reader.pipeline import SafetensorsFile, read, validate
     from stspec.reader.table import TensorInfo, TensorTable
+    from stspec.rules import MAX_HEADER_SIZE, RULES, RULES_BY_ID, Rule, verdict_of
     from stspec.schema import HEADER_SCHEMA_ID, header_schema
     from stspec.writer.serialize import Tensor, serialize, write
 else:

@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 
 import stspec
+from stspec import dtypes as _dtypes
+from stspec import errors as _errors
+from stspec import rules as _rules
 from stspec import schema as _schema
 from stspec.audit.cli import main
 from stspec.writer import serialize as _writer
@@ -75,6 +78,15 @@ def test_loads_no_heavy_module(statement: str) -> None:
     )
 
 
+def test_import_stspec_builds_no_table() -> None:
+    # The rule and dtype tables build records: `stspec --version` needs none.
+    loaded = loaded_by("import stspec")
+    assert sorted(name for name in loaded if name.startswith("stspec")) == [
+        "stspec",
+        "stspec._version",
+    ]
+
+
 def test_loads_the_writer_on_first_use() -> None:
     loaded = loaded_by("import stspec; stspec.write")
     assert {"stspec.writer.serialize", "stspec.writer.atomic"} <= loaded
@@ -88,6 +100,10 @@ def test_loads_the_writer_on_first_use() -> None:
         ("write", _writer),
         ("HEADER_SCHEMA_ID", _schema),
         ("header_schema", _schema),
+        ("RULES", _rules),
+        ("verdict_of", _rules),
+        ("DTYPES", _dtypes),
+        ("SafetensorsError", _errors),
     ],
 )
 def test_deferred_names_resolve_on_first_use(
@@ -330,8 +346,8 @@ def test_an_odd_header_compiles_what_it_needs(
 def test_before_a_command_is_known_only_argparse_is_loaded(
     arguments: list[str],
 ) -> None:
-    # --version, --help and a usage error cost the interpreter, argparse and
-    # the package's data modules: no reader, no auditor module but the CLI.
+    # --version, --help and a usage error cost the interpreter and argparse:
+    # no rule or dtype table, no reader, no auditor module but the CLI.
     loaded = loaded_by(
         "import contextlib, io\n"
         "from stspec.audit.cli import main\n"
@@ -344,8 +360,4 @@ def test_before_a_command_is_known_only_argparse_is_loaded(
         "stspec._version",
         "stspec.audit",
         "stspec.audit.cli",
-        "stspec.dtypes",
-        "stspec.errors",
-        "stspec.record",
-        "stspec.rules",
     ]

@@ -136,17 +136,22 @@ def test_the_command_parses_its_arguments_without_shutil() -> None:
 
 
 # What a check of one plain valid file does without: folders and sharded
-# models (_shards), files that are no safetensors file (_sniff), SARIF, json
-# (strings with escapes, faults, JSON output), mmap (the command reads without
-# mapping), select (pipes) and the bulk way for long runs of entries (_bulk).
+# models (shards, shard_checks), files that are no safetensors file (sniff),
+# SARIF, json (strings with escapes, faults, JSON output), mmap (the command
+# reads without mapping), select (pipes) and the bulk way for long runs of
+# entries (bulk).
 ON_DEMAND = (
     "stspec.reader.bulk",
     "stspec.audit.shards",
+    "stspec.audit.shard_checks",
     "stspec.audit.sniff",
     "stspec.audit.sarif",
     "json",
     "mmap",
     "select",
+    # ExitStack for what a run leaves behind (copies of stdin, remote
+    # sessions); contextlib's import is 3 M instructions of start-up
+    "contextlib",
 )
 
 
@@ -155,9 +160,10 @@ def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:
     stspec.write(path, {"w": ("F32", [2, 3], bytes(24))}, {"format": "pt"})
     loaded = loaded_by(
         "from stspec.audit.cli import main\n"
-        "import io, contextlib\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        f"    main(['check', {path!r}])"
+        "import io\n"
+        "sys.stdout = io.StringIO()\n"  # (contextlib's redirect would load it)
+        f"main(['check', {path!r}])\n"
+        "sys.stdout = sys.__stdout__"
     )
     assert "stspec.audit.check" in loaded
     assert sorted(loaded.intersection((*HEAVY, *ON_DEMAND))) == []
@@ -174,7 +180,6 @@ def test_checking_a_plain_file_loads_only_what_it_needs(tmp_path: Path) -> None:
         # every file is opened through it, never blocking (one small module
         # that remote inputs can extend): about a tenth of a millisecond
         "stspec.audit.opening",
-        "stspec.audit.shard_checks",
         "stspec.audit.summary",
         "stspec.audit.terminal",
         "stspec.dtypes",

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 
 from stspec import SafetensorsError, read, validate, verdict_of
 from stspec.audit import INVALID, TROUBLE, VALID
-from stspec.audit.inputs import gather
+from stspec.audit.inputs import Scratch, gather
 from stspec.audit.opening import NotRegularFileError, regular_file
 from stspec.audit.terminal import (
     complain,
@@ -53,7 +52,7 @@ def inspect(file: str, *, as_json: bool, wait: float) -> int:
         return _inspect_path(file, file, as_json=as_json)
     # stdin is read as `check -` reads it: a pipe to its end, each wait for
     # data bounded by --wait; a terminal or a device is refused.
-    with contextlib.ExitStack() as scratch:
+    with Scratch() as scratch:
         inputs = gather([file], wait=wait, scratch=scratch)
         if inputs.refused:
             complain(f"cannot read {file_name(file)}: {inputs.refused[0].reason}")

@@ -16,7 +16,6 @@ file.  Streams (``-``, pipes, FIFOs named as arguments) are read elsewhere
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import stat
@@ -24,7 +23,6 @@ import stat
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterator
     from typing import Final
 
 __all__ = ["NotRegularFileError", "kind", "open_regular", "regular_file"]
@@ -109,11 +107,20 @@ def _judge(fd: int, path: str) -> None:
             )
 
 
-@contextlib.contextmanager
-def regular_file(path: str) -> Iterator[int]:
+class regular_file:  # noqa: N801 - used as a function, like open()
     """:func:`open_regular` as a context manager that closes the descriptor."""
-    fd = open_regular(path)
-    try:
-        yield fd
-    finally:
-        os.close(fd)
+
+    # A class, not contextlib.contextmanager: importing contextlib costs the
+    # `stspec` command 3 M instructions of start-up.
+    __slots__ = ("_fd", "_path")
+
+    def __init__(self, path: str) -> None:
+        self._path = path
+        self._fd = -1
+
+    def __enter__(self) -> int:
+        self._fd = open_regular(self._path)
+        return self._fd
+
+    def __exit__(self, *_exc: object) -> None:
+        os.close(self._fd)

@@ -29,10 +29,10 @@ from stspec.rules import MAX_HEADER_SIZE
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    import contextlib
     from typing import Final, NamedTuple
 
     from stspec.audit.hub import HubFile
+    from stspec.audit.inputs import Scratch
     from stspec.audit.remote import Session
 else:
     from stspec.record import NamedTuple
@@ -55,7 +55,7 @@ class _File(NamedTuple):
 
 
 def remote_targets(
-    argument: str, *, session: Session, scratch: contextlib.ExitStack
+    argument: str, *, session: Session, scratch: Scratch
 ) -> tuple[list[Target], list[str]]:
     """Mirror what ``argument`` names; return its targets and the names skipped.
 

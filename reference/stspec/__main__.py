@@ -1,5 +1,5 @@
 """Run the ``stspec`` command as ``python -m stspec``."""
 
-from stspec.audit.cli import main
+from stspec.audit.cli import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -366,3 +366,21 @@ def test_before_a_command_is_known_only_argparse_is_loaded(
         "stspec.audit",
         "stspec.audit.cli",
     ]
+
+
+def test_the_program_leaves_its_objects_out_of_the_last_collection() -> None:
+    # run() (the `stspec` script, python -m stspec) freezes what exists when
+    # the command is done: the interpreter's last collection would walk it
+    # all at exit.  main() leaves an in-process caller's collector alone.
+    printed = printed_by(
+        "import gc, io, sys\n"
+        "from stspec.audit.cli import main, run\n"
+        "sys.stdout = io.StringIO()\n"
+        "sys.argv = ['stspec', '--version']\n"
+        "main(['--version'])\n"
+        "after_main = gc.get_freeze_count()\n"
+        "status = run()\n"
+        "sys.stdout = sys.__stdout__\n"
+        "print(status, after_main, gc.get_freeze_count() > 0)"
+    )
+    assert printed == ["0", "0", "True"]

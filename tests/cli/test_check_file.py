@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,9 @@ from stspec.audit.check import FileResult, Task, check_file
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from types import FrameType
+
+    from _typeshed import TraceFunction
 
 FILES = {
     "one-tensor": ({"w": ("F32", [2, 3], bytes(24))}, {"format": "pt"}),
@@ -75,3 +79,61 @@ def test_checking_a_one_tensor_file_costs_a_few_python_calls(tmp_path: Path) -> 
     finally:
         sys.setprofile(None)
     assert sum(calls) <= 16
+
+
+def _shard(path: Path, tensors: int) -> Path:
+    """A shard as writers emit it: compact header, BF16 tensors in header order."""
+    shapes = ([4096, 4096], [1024, 4096], [14336, 4096], [4096])
+    header: dict[str, object] = {"__metadata__": {"format": "pt"}}
+    offset = 0
+    for number in range(tensors):
+        shape = shapes[number % len(shapes)]
+        size = 2 * shape[0] * (shape[1] if len(shape) > 1 else 1)
+        header[f"model.layers.{number // 9}.weight.{number}"] = {
+            "dtype": "BF16",
+            "shape": shape,
+            "data_offsets": [offset, offset + size],
+        }
+        offset += size
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)
+    with path.open("wb") as file:
+        file.write(len(raw).to_bytes(8, "little") + raw)
+        file.truncate(8 + len(raw) + offset)  # sparse: the header is what is read
+    return path
+
+
+def _counted(path: Path) -> tuple[int, int]:
+    """The Python calls and bytecode instructions one check of ``path`` runs."""
+    task = Task(str(path), "shown", every=False, holdings=False)
+    assert check_file(task).verdict == "valid"  # also the warm-up call
+    calls = opcodes = 0
+
+    def trace(frame: FrameType, event: str, _arg: object) -> TraceFunction:
+        nonlocal calls, opcodes
+        calls += event == "call"
+        opcodes += event == "opcode"
+        frame.f_trace_opcodes = True
+        return trace
+
+    sys.settrace(trace)
+    try:
+        check_file(task)
+    finally:
+        sys.settrace(None)
+    return calls, opcodes
+
+
+def test_checking_a_shard_runs_no_python_per_tensor(tmp_path: Path) -> None:
+    # Counts, not times: a 144-tensor shard is checked at HF's speed
+    # (bench/bench_folder.py) only while its entries are taken in bulk, with
+    # no bytecode per tensor, and the file's fixed cost stays small.
+    calls, opcodes = _counted(_shard(tmp_path / "shard.safetensors", 144))
+    assert calls <= 110  # 100 now
+    assert opcodes <= 4_000  # 3,228 now; 28,440 taken one by one
+    # Ten times the tensors (a header of 5 chunks for the bulk pattern): a
+    # few hundred instructions per chunk, none per tensor (taken one by one,
+    # each costs about 180).
+    more_calls, more_opcodes = _counted(_shard(tmp_path / "large.safetensors", 1440))
+    assert more_calls - calls < 100
+    assert more_opcodes - opcodes < 10 * 1296

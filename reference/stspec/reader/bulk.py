@@ -161,26 +161,30 @@ def _bounds(
     begins: list[str], ends: list[str], sizes: Iterable[int]
 ) -> tuple[array[int], array[int]] | None:
     """Read the offsets; None unless each end is its begin plus the size."""
-    if begins[1:] == ends[:-1]:
-        # Laid out in header order, as writers do: each tensor begins where
-        # the one before ended, so only the first begin is read.
-        first = _numbers(begins[:1])
-        if first is None:
-            return None
-        bounds = list(accumulate(sizes, initial=first[0]))
-        lows, highs = bounds[:-1], bounds[1:]
+    # The ends must be written as JSON writes the numbers they stand for.
+    written = ",".join(ends) + ","
+    # Laid out in header order, as writers do, each tensor begins where the
+    # one before ended, and only the first begin is read.  Compared joined (a
+    # copy, not a string comparison per tensor): with as many tokens on both
+    # sides and no comma in a begin token, equal texts split alike.
+    laid_out = ",".join(begins[1:]) + "," == written[: -len(ends[-1]) - 1]
+    numbers = _numbers(begins[:1] if laid_out else begins)
+    if numbers is None:
+        return None
+    if laid_out:
+        bounds = list(accumulate(sizes, initial=numbers[0]))
+        highs = bounds[1:]
     else:
-        numbers = _numbers(begins)
-        if numbers is None:
-            return None
-        lows, highs = numbers, list(map(add, numbers, sizes))
-    # The ends must be written as JSON writes those numbers.  (Joined: both
-    # sides hold as many numbers, so a comma inside an end token would make
-    # them differ.)  Formatted from the list: an array would box each again.
-    if "%d," * len(highs) % tuple(highs) != ",".join(ends) + ",":
+        highs = list(map(add, numbers, sizes))
+    # Formatted from the list: an array would box each number again.
+    if "%d," * len(highs) % tuple(highs) != written:
         return None
     try:
-        return array("Q", lows), array("Q", highs)
+        if laid_out:
+            # One array, sliced in C into the begins and the ends.
+            both = array("Q", bounds)
+            return both[:-1], both[1:]
+        return array("Q", numbers), array("Q", highs)
     except OverflowError:  # an end above 2^64-1
         return None
 

@@ -255,6 +255,8 @@ def _sound_run(  # noqa: C901 - the hot loop, kept in one piece
             or text[after : after + 1] == "}"
         ):
             break
+        # TensorTable.add inline (as in recognise._table): a Python call per
+        # tensor is what this loop exists to avoid.
         index[name] = len(codes)
         codes.append(RANK[dtype])
         offsets.append(begin_at)

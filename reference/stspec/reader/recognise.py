@@ -557,6 +557,8 @@ def _table(
         ):
             return None
         cursor = end
+        # TensorTable.add inline, as in fast._sound_run: the call costs 1.7%
+        # of checking a 1-tensor file (1,560 of 91,000 instructions).
         index[name] = len(codes)
         codes.append(RANK[dtype])
         offsets.append(begin)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from functools import cache
-from math import prod
 
 from stspec.dtypes import BITS, RANK
 from stspec.reader.strict_json import (
@@ -545,7 +544,8 @@ def _table(
         if bits is None or len(shape) >= _SHORT_SHAPE or name in index:
             return None
         sizes = tuple(map(int, shape.split(","))) if shape else ()
-        bits *= prod(sizes)
+        for size in sizes:  # (math.prod: loading math costs 0.6 M instructions)
+            bits *= size
         begin = int(begin_token)
         end = int(end_token)
         if (

@@ -32,7 +32,6 @@ __all__ = [
     "INT",
     "MAX_DEPTH",
     "PLAIN_STRING",
-    "SURROGATE_ESCAPE",
     "WS",
     "JsonStop",
     "Number",
@@ -46,6 +45,7 @@ __all__ = [
     "scalar",
     "skip",
     "string",
+    "surrogate_escape",
     "syntax",
     "too_deep",
     "trailing_comma",
@@ -55,7 +55,6 @@ __all__ = [
 
 WS: Final = re.compile(r"[ \t\n\r]*+")
 INT: Final = r"(?:0|[1-9][0-9]{0,19})"
-SURROGATE_ESCAPE: Final = re.compile(r"\\u[dD][89a-fA-F]")
 # A string without escapes or control characters: its value is its text.
 PLAIN_STRING: Final = re.compile(r'"([^"\\\x00-\x1f]*+)"')
 _LITERALS: Final = (("true", True), ("false", False), ("null", None))
@@ -71,6 +70,12 @@ def _number() -> re.Pattern[str]:
 @cache
 def _plain_int() -> re.Pattern[str]:
     return re.compile(INT)
+
+
+@cache
+def surrogate_escape() -> re.Pattern[str]:
+    r"""Match the start of an escaped surrogate (``\ud800`` to ``\udfff``)."""
+    return re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @cache
@@ -122,7 +127,7 @@ class Text:
     def surrogates(self) -> bool:
         """Whether some string may hold a surrogate escape."""
         if self._surrogates is None:
-            self._surrogates = SURROGATE_ESCAPE.search(self.text) is not None
+            self._surrogates = surrogate_escape().search(self.text) is not None
         return self._surrogates
 
     def skip_container(self, pos: int, depth: int, path: Path) -> int:

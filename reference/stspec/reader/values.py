@@ -13,10 +13,10 @@ from functools import cache
 
 from stspec.reader import strict_json
 from stspec.reader.strict_json import (
-    SURROGATE_ESCAPE,
     Number,
     Path,
     Text,
+    surrogate_escape,
 )
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
@@ -65,7 +65,7 @@ class FastText(Text):
                 pass
             else:
                 if not (
-                    self.surrogates and SURROGATE_ESCAPE.search(self.text, pos, end)
+                    self.surrogates and surrogate_escape().search(self.text, pos, end)
                 ):
                     return end
         return super().skip_container(pos, depth, path)
@@ -205,7 +205,7 @@ def array_to_count(src: FastText, pos: int) -> tuple[int, list[object]] | None:
         item, end = _counter().raw_decode(src.text, pos)
     except (ValueError, RecursionError, Doubt):
         return None
-    if src.surrogates and SURROGATE_ESCAPE.search(src.text, pos, end):
+    if src.surrogates and surrogate_escape().search(src.text, pos, end):
         return None
     return end, item
 

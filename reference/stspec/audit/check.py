@@ -9,7 +9,6 @@ from stspec.audit.opening import open_regular
 from stspec.audit.summary import Summary, summarize
 from stspec.errors import SafetensorsError
 from stspec.reader.container import PREFIX_SIZE
-from stspec.reader.pipeline import read, validate
 from stspec.reader.recognise import WHOLE_LONGEST, sound_header
 from stspec.rules import verdict_of
 
@@ -112,6 +111,11 @@ def _check(task: Task, fd: int) -> FileResult:
         if found is not None:
             header_length, metadata, tensors = found
             return _valid(task, tensors, metadata, PREFIX_SIZE + header_length, size)
+    # Imported here: a file that sound_header vouches for needs none of the
+    # pipeline's modules (the member scan, the first-violation mode, the
+    # plain path), and a check of small files starts without them.
+    from stspec.reader.pipeline import read, validate  # noqa: PLC0415
+
     # mapped=False: a check needs the header only, and a mapped file that
     # shrinks under the reader would kill the process with SIGBUS.
     try:

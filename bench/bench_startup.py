@@ -8,6 +8,11 @@ pass, and the ratio to what a command that only builds an argparse parser
 costs (ARGPARSE below; target: the check at most 1.2 times that).
 --instructions also counts instructions with valgrind.
 
+--instructions also prints what each part of a check adds: argparse, the
+command's parser, the reader's modules, the auditor's modules and the check
+itself, each measured as a command that stops there (STAGES), and the least
+a check can cost with this reader and this parser against the goal.
+
 Three settings, the package always on PYTHONPATH:
 - "venv": this interpreter with its site-packages (in an editable install
   `python -c pass` already pays for the editable finder, which imports
@@ -23,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import compileall
+import itertools
 import os
 import re
 import resource
@@ -37,18 +43,35 @@ from pathlib import Path
 
 import stspec
 
-# What the console script does (pip's and setuptools' wrappers alike).
-CHECK = "import sys; from stspec.audit.cli import main; sys.exit(main())"
-# The least a check can cost with this reader: argparse and the reader's
-# modules, imported; nothing run (see --instructions).
-READER = (
-    "import argparse; argparse.ArgumentParser(add_help=False).parse_args([]); "
-    "import stspec.reader.pipeline, stspec.reader.unmapped"
-)
+# What the console script does (pip's and setuptools' wrappers alike; the
+# script is stspec.audit.cli:run).
+CHECK = "import sys; from stspec.audit.cli import run; sys.exit(run())"
 # What any command built on argparse pays before it does anything: argparse,
 # re (argparse imports it), and gettext with locale (the first parser looks up
 # translations).  Shown for reference: a floor the check cannot go below.
 ARGPARSE = "import argparse; argparse.ArgumentParser(add_help=False).parse_args([])"
+# run() ends with gc.freeze(): the interpreter's last collection leaves out
+# what exists then.  Each stage below is a command that stops after one more
+# part of a check and ends the same way, so that its count minus the one
+# before is what that part costs.
+FREEZE = "; import gc; gc.freeze()"
+_PARSED = (
+    ARGPARSE + "; from stspec.audit.cli import parser; "
+    "parser().parse_args(['check', 'small.safetensors'])"
+)
+# A small header as writers emit it is judged whole (recognise.sound_header):
+# these are the reader's modules a check of such a file loads.
+_READER = _PARSED + "; import stspec.reader.recognise, stspec.reader.container"
+_AUDITOR = _READER + "; import stspec.audit.command, stspec.audit.terminal"
+STAGES = {
+    "argparse alone, last collection skipped": ARGPARSE + FREEZE,
+    "+ the command's parser, arguments parsed": _PARSED + FREEZE,
+    # The least a check of a small file can cost with this reader: nothing run.
+    "+ the reader's modules for a small file": _READER + FREEZE,
+    "+ the auditor's modules": _AUDITOR + FREEZE,
+}
+# The goal: the check at most this many times argparse alone.
+GOAL = 1.2
 
 
 def _run(command: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -136,6 +159,30 @@ def _report_instructions(
     floor = counts["argparse alone (see ARGPARSE)"]
     for name, count in counts.items():
         print(f"  {name:<40} {count:7.1f} M  {count / floor:5.2f}x argparse")
+    _report_parts(setting, counts)
+
+
+def _report_parts(setting: str, counts: dict[str, float]) -> None:
+    """Print what each part of a check adds, and what the goal leaves for it."""
+    floor = counts["argparse alone (see ARGPARSE)"]
+    print(f"\nwhere a check's instructions go, {setting} (millions):")
+    stages = list(STAGES)
+    print(f"  {stages[0]:<44} {counts[stages[0]]:7.1f} M")
+    for before, part in itertools.pairwise(stages):
+        print(f"  {part:<44} {counts[part] - counts[before]:+7.1f} M")
+    rest = counts["stspec check small.safetensors"] - counts[stages[-1]]
+    # Each stage compiles a -c script longer than the check's own, and its
+    # collections fall at other moments: a part is known to about 1 M.
+    shown = f"{rest:+7.1f} M" if rest >= 1 else "  under 1 M (the stages' noise)"
+    print(f"  {'+ opening, judging and printing the file':<44} {shown}")
+    goal = GOAL * floor
+    least = counts["+ the reader's modules for a small file"]
+    print(
+        f"  goal: the check at most {GOAL:g}x argparse alone, {goal:.1f} M. "
+        f"argparse, the parser and the reader's modules leave "
+        f"{goal - least:.1f} M for the auditor's modules, which take "
+        f"{counts[stages[-1]] - least:.1f} M"
+    )
 
 
 def _imported(python: str, env: dict[str, str]) -> list[str]:
@@ -212,7 +259,7 @@ def main() -> int:
             counted = {
                 **commands,
                 "stspec --version": [python, "-c", CHECK, "--version"],
-                "argparse + the reader's modules": [python, "-c", READER],
+                **{name: [python, "-c", code] for name, code in STAGES.items()},
             }
             for label, prefix in (
                 ("clean venv", [str(clean / "bin" / "python")]),

@@ -565,21 +565,41 @@ def bench_folder_commands() -> str:
 STARTUP_GOAL: Final = 1.2
 
 
-def startup() -> str:
-    """Instruction counts of the start-up commands (bench/results/startup.json)."""
-    record = json.loads(
+def _startup_record() -> dict[str, Any]:
+    return json.loads(  # type: ignore[no-any-return]
         (ROOT / "bench" / "results" / "startup.json").read_text(encoding="utf-8")
     )
-    counts: dict[str, dict[str, tuple[str, str]]] = {}
+
+
+def _startup_sections(record: dict[str, Any], heading: str) -> dict[str, list[str]]:
+    """The lines of each section of the run headed ``HEADING SETTING (...)``."""
+    sections: dict[str, list[str]] = {}
     setting = ""
     for line in record["output"]:
-        if line.startswith("instructions, "):
-            setting = line.removeprefix("instructions, ").split(" (valgrind")[0]
-        elif setting and line.endswith("x argparse"):
-            name, count, _, ratio, _ = line.strip().rsplit(maxsplit=4)
-            counts.setdefault(name.strip(), {})[setting] = (count, ratio.rstrip("x"))
+        if line.startswith(heading):
+            setting = line.removeprefix(heading).rsplit(" (", 1)[0]
+            sections[setting] = []
         elif not line.strip():
             setting = ""
+        elif setting:
+            sections[setting].append(line.strip())
+    return sections
+
+
+def _startup_counts(record: dict[str, Any]) -> dict[str, dict[str, tuple[str, str]]]:
+    """Command -> setting -> (instructions in millions, ratio to argparse alone)."""
+    counts: dict[str, dict[str, tuple[str, str]]] = {}
+    for setting, lines in _startup_sections(record, "instructions, ").items():
+        for line in lines:
+            name, count, _, ratio, _ = line.rsplit(maxsplit=4)
+            counts.setdefault(name.strip(), {})[setting] = (count, ratio.rstrip("x"))
+    return counts
+
+
+def startup() -> str:
+    """Instruction counts of the start-up commands (bench/results/startup.json)."""
+    record = _startup_record()
+    counts = _startup_counts(record)
     settings = list(dict.fromkeys(where for row in counts.values() for where in row))
     rows: list[list[object]] = [
         [f"`{name}`", *(f"{row[s][0]} M ({row[s][1]}×)" for s in settings)]
@@ -592,6 +612,39 @@ def startup() -> str:
         "instructions (valgrind's cachegrind), and in brackets the ratio to argparse "
         f"alone; goal: `stspec check` at most {STARTUP_GOAL:g}× argparse alone.\n\n"
         + markdown_table(["command", *settings], rows)
+    )
+
+
+def startup_parts() -> str:
+    """What each part of a check adds, and what the goal leaves for the auditor."""
+    record = _startup_record()
+    sections = _startup_sections(record, "where a check's instructions go, ")
+    parts: dict[str, dict[str, str]] = {}
+    for setting, lines in sections.items():
+        for line in lines:
+            if not line.startswith("goal:"):
+                name, value = re.split(r"\s{2,}", line, maxsplit=1)
+                parts.setdefault(name, {})[setting] = value.split(" (")[0]
+    settings = list(sections)
+    rows: list[list[object]] = [
+        [name, *(row[s] for s in settings)] for name, row in parts.items()
+    ]
+    counts = _startup_counts(record)
+    clean = settings[0]
+
+    def millions(name: str) -> float:
+        return float(counts[name][clean][0])
+
+    goal = STARTUP_GOAL * millions("argparse alone (see ARGPARSE)")
+    least = millions("+ the reader's modules for a small file")
+    auditor = millions("+ the auditor's modules") - least
+    return (
+        markdown_table(["part of a check", *settings], rows)
+        + f"\nIn the {clean}, the goal is {goal:.1f} M instructions. argparse, the "
+        f"command's parser and the reader's modules a small file needs take "
+        f"{least:.1f} M ({least / goal * STARTUP_GOAL:.2f}× argparse alone), which "
+        f"leaves {goal - least:.1f} M for the auditor's modules; they take "
+        f"{auditor:.1f} M.\n"
     )
 
 
@@ -941,6 +994,7 @@ GENERATORS: Final[dict[str, Callable[[], str]]] = {
     "bench-folder": bench_folder,
     "bench-folder-commands": bench_folder_commands,
     "startup": startup,
+    "startup-parts": startup_parts,
     "checkout-commands": checkout_commands,
     "interop-overview": interop_grid,
     "valid-differential-rows": valid_differential_rows,

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pickle
+import types
+from typing import Any
 from typing import NamedTuple as TypingNamedTuple
 
 import pytest
@@ -66,3 +68,54 @@ def test_is_immutable_hashable_and_picklable() -> None:
         point.other = 5  # type: ignore[attr-defined]
     assert {point: 1}[Point(1, 2)] == 1
     assert pickle.loads(pickle.dumps(point)) == point  # noqa: S301 - our own bytes
+
+
+def test_takes_keywords_and_defaults_as_a_namedtuple_does() -> None:
+    assert Point(label="q", x=2) == (2, 0, "q")
+    assert Point._make([1, 2, "r"]) == Point(1, 2, "r")
+    assert Point(1)._asdict() == TypedPoint(1)._asdict()
+    assert Point.__match_args__ == ("x", "y", "label")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'z'"):
+        Point(1, z=2)  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="missing 1 required positional argument: 'x'"):
+        Point()  # type: ignore[call-arg]
+    with pytest.raises(TypeError, match="Expected 3 arguments, got 2"):
+        Point._make([1, 2])
+    with pytest.raises(ValueError, match="unexpected field names: \\['z'\\]"):
+        Point(1)._replace(z=3)  # type: ignore[call-arg]
+
+
+def test_compiles_no_code_per_class(monkeypatch: pytest.MonkeyPatch) -> None:
+    # collections.namedtuple evals each constructor; start-up pays for it.
+    def refuse(*_: object) -> None:
+        raise AssertionError("eval called")
+
+    monkeypatch.setattr("builtins.eval", refuse)
+
+    class Pair(NamedTuple):
+        left: int
+        right: str = ""
+
+    assert Pair(right="b", left=1) == (1, "b")
+    assert repr(Pair(1)) == "Pair(left=1, right='')"
+
+
+def test_more_fields_than_the_prepared_constructors() -> None:
+    names = [f"f{i}" for i in range(20)]
+
+    def body(namespace: dict[str, object]) -> None:
+        namespace["__module__"] = __name__
+        namespace["__annotations__"] = dict.fromkeys(names, "int")
+        namespace["last"] = property(lambda self: self[-1])
+
+    wide: Any = types.new_class("Wide", (NamedTuple,), exec_body=body)
+    assert wide._fields == tuple(names)
+    assert wide(*range(20)).last == 19
+
+
+def test_a_field_without_default_after_one_with_is_refused() -> None:
+    with pytest.raises(TypeError, match="field y has no default but follows x"):
+
+        class Bad(NamedTuple):
+            x: int = 0
+            y: int  # type: ignore[misc]

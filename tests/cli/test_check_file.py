@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 import stspec
-from stspec.audit import check as _check
+from stspec.audit import small as _small
 from stspec.audit.check import FileResult, Task, check_file
 
 if TYPE_CHECKING:
@@ -48,7 +48,7 @@ def test_a_file_judged_whole_gets_the_result_of_the_reader(
     path = tmp_path / f"{name}.safetensors"
     stspec.write(path, tensors, metadata)
     whole = checked(path, holdings=holdings)
-    monkeypatch.setattr(_check, "sound_header", lambda _data, _size: None)
+    monkeypatch.setattr(_small, "sound_header", lambda _data, _size: None)
     assert checked(path, holdings=holdings) == whole
     assert whole.verdict == "valid"
     assert whole.summary is not None

@@ -6,10 +6,9 @@ import os
 import time
 
 from stspec.audit.opening import open_regular
+from stspec.audit.small import judge_small
 from stspec.audit.summary import Summary, summarize
 from stspec.errors import SafetensorsError
-from stspec.reader.container import PREFIX_SIZE
-from stspec.reader.recognise import WHOLE_LONGEST, sound_header
 from stspec.rules import verdict_of
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
@@ -39,9 +38,6 @@ __all__ = [
 _PREFIX_RULES: Final = frozenset(
     {"FILE-PREFIX", "HEADER-LIMIT", "HEADER-BOUNDS", "HEADER-UTF8", "HEADER-OBJECT"}
 )
-# What the first read of a file takes: a prefix and a header sound_header
-# may judge.
-_WHOLE_READ: Final = 8 + WHOLE_LONGEST
 # Below this many files a pool costs more to start than it saves.
 _POOL_MIN_FILES: Final = 64
 _PROGRESS_AFTER: Final = 0.5  # seconds before a progress line appears
@@ -103,14 +99,10 @@ def _check(task: Task, fd: int) -> FileResult:
     # A small header in the form writers emit, judged whole from one read
     # (the reader's own first step, recognise.sound_header): most files of
     # a folder of small files need nothing more.
-    head = os.pread(fd, _WHOLE_READ, 0)
-    # (A longer header is left to read() without asking for the size.)
-    if int.from_bytes(head[:PREFIX_SIZE], "little") <= WHOLE_LONGEST:
-        size = os.fstat(fd).st_size
-        found = sound_header(head, size)
-        if found is not None:
-            header_length, metadata, tensors = found
-            return _valid(task, tensors, metadata, PREFIX_SIZE + header_length, size)
+    found = judge_small(fd)
+    if found is not None:
+        data_start, metadata, tensors, size = found
+        return _valid(task, tensors, metadata, data_start, size)
     # Imported here: a file that sound_header vouches for needs none of the
     # pipeline's modules (the member scan, the first-violation mode, the
     # plain path), and a check of small files starts without them.

@@ -9,6 +9,7 @@ import os
 import sys
 
 from stspec._version import __version__
+from stspec.audit import VALID
 
 # No typing at run time (start-up cost, see stspec/record.py); mypy reads this as True.
 TYPE_CHECKING = False
@@ -36,27 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Only argparse is imported before the arguments are parsed: --version,
     # --help and a usage error cost the interpreter and argparse alone.
     if args.command == "check":
-        from stspec.audit.command import Options, audit  # noqa: PLC0415
         from stspec.audit.terminal import complain  # noqa: PLC0415
 
-        options = Options(
-            every=args.all,
-            as_json=args.json,
-            quiet=args.quiet,
-            summary=args.summary,
-            sarif=args.sarif,
-            jobs=args.jobs,
-            wait=args.wait,
-            whole_models=args.whole_models,
-            fail_unchecked_weights=args.fail_unchecked_weights,
-            deadline=args.deadline,
-            max_transfer=args.max_transfer,
-            sha256=tuple(args.sha256),
-            manifests=tuple(args.manifest),
-            hash=args.hash,
-        )
         try:
-            return audit(args.paths, options)
+            return _check(args)
         except KeyboardInterrupt:
             # Ctrl-C in a long run over a folder: no traceback, the shell's code.
             complain("interrupted")
@@ -64,6 +48,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     from stspec.audit.inspect import inspect  # noqa: PLC0415
 
     return inspect(args.file, as_json=args.json, wait=args.wait)
+
+
+def _check(args: argparse.Namespace) -> int:
+    # One small file named alone, the commonest check, needs none of the
+    # modules that gather inputs, run processes, check sharded models and
+    # write reports: they are most of the command's start-up (see small.py).
+    if _alone(args):
+        from stspec.audit.small import check_small  # noqa: PLC0415
+
+        if check_small(args.paths[0], quiet=args.quiet):
+            return VALID
+    from stspec.audit.command import Options, audit  # noqa: PLC0415
+
+    options = Options(
+        every=args.all,
+        as_json=args.json,
+        quiet=args.quiet,
+        summary=args.summary,
+        sarif=args.sarif,
+        jobs=args.jobs,
+        wait=args.wait,
+        whole_models=args.whole_models,
+        fail_unchecked_weights=args.fail_unchecked_weights,
+        deadline=args.deadline,
+        max_transfer=args.max_transfer,
+        sha256=tuple(args.sha256),
+        manifests=tuple(args.manifest),
+        hash=args.hash,
+    )
+    return audit(args.paths, options)
+
+
+def _alone(args: argparse.Namespace) -> bool:
+    """Whether the check names one path and asks for its verdict line only.
+
+    The other options (--all, --jobs, --wait, --deadline, --max-transfer,
+    --fail-unchecked-weights) change nothing for one valid file on disk.
+    """
+    return len(args.paths) == 1 and not (
+        args.json
+        or args.summary
+        or args.sarif is not None
+        or args.whole_models
+        or args.sha256
+        or args.manifest
+        or args.hash
+    )
 
 
 def run() -> int:

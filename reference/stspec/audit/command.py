@@ -15,6 +15,7 @@ from stspec.audit.check import (
 )
 from stspec.audit.inputs import Scratch, Target, entry, gather
 from stspec.audit.opening import regular_file
+from stspec.audit.small import valid_line
 from stspec.audit.summary import Summary, combine
 from stspec.audit.terminal import (
     complain,
@@ -572,9 +573,7 @@ def _print_file(result: FileResult, options: Options) -> None:
     shown = file_name(result.shown)
     if result.summary is not None:
         summary = result.summary
-        tensors = count(summary.tensors, "tensor")
-        size = count(summary.file_bytes, "byte")
-        out(f"{shown}: valid ({tensors}, {size})")
+        out(valid_line(result.shown, summary.tensors, summary.file_bytes))
         if options.summary:
             out(*summary.lines())
         return

@@ -638,13 +638,17 @@ def startup_parts() -> str:
     goal = STARTUP_GOAL * millions("argparse alone (see ARGPARSE)")
     least = millions("+ the reader's modules for a small file")
     auditor = millions("+ the auditor's modules") - least
+    check = millions("stspec check small.safetensors")
+    ratio = check / millions("argparse alone (see ARGPARSE)")
+    verdict = "met" if ratio <= STARTUP_GOAL else "not met"
     return (
         markdown_table(["part of a check", *settings], rows)
         + f"\nIn the {clean}, the goal is {goal:.1f} M instructions. argparse, the "
         f"command's parser and the reader's modules a small file needs take "
         f"{least:.1f} M ({least / goal * STARTUP_GOAL:.2f}× argparse alone), which "
         f"leaves {goal - least:.1f} M for the auditor's modules; they take "
-        f"{auditor:.1f} M.\n"
+        f"{auditor:.1f} M. The check takes {check:.1f} M, {ratio:.2f}× argparse "
+        f"alone: **the goal is {verdict}**.\n"
     )
 
 

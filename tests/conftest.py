@@ -42,7 +42,11 @@ if os.environ.get("STSPEC_REACHED"):
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Record the modules this process imported (``STSPEC_REACHED``)."""
+    """End the pytest fork servers; record the modules imported (``STSPEC_REACHED``)."""
+    # each server is waited for, so the CPU time of its runs counts in this process's
+    forked = sys.modules.get("_forked_pytest")
+    if forked is not None:
+        forked.shutdown()
     folder = os.environ.get("STSPEC_REACHED")
     if not folder:
         return

@@ -73,11 +73,12 @@ def test_checking_a_one_tensor_file_costs_a_few_python_calls(tmp_path: Path) -> 
     task = Task(str(path), "shown", every=False, holdings=False)
     check_file(task)  # compiled patterns and caches are not the point
     calls = []
+    previous = sys.getprofile()
     sys.setprofile(lambda _frame, event, _arg: calls.append(event == "call"))
     try:
         check_file(task)
     finally:
-        sys.setprofile(None)
+        sys.setprofile(previous)
     assert sum(calls) <= 16
 
 
@@ -116,11 +117,14 @@ def _counted(path: Path) -> tuple[int, int]:
         frame.f_trace_opcodes = True
         return trace
 
+    # put back the tracer that was there: coverage's, when CI measures it (with
+    # None, coverage stopped for every later test of this process)
+    previous = sys.gettrace()
     sys.settrace(trace)
     try:
         check_file(task)
     finally:
-        sys.settrace(None)
+        sys.settrace(previous)
     return calls, opcodes
 
 

@@ -27,9 +27,10 @@ def python_calls(call: Callable[[], object]) -> int:
         nonlocal calls
         calls += event == "call"
 
+    previous = sys.getprofile()
     sys.setprofile(count)
     try:
         call()
     finally:
-        sys.setprofile(None)
+        sys.setprofile(previous)
     return calls

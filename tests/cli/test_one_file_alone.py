@@ -180,3 +180,20 @@ def test_two_files_take_the_whole_command(
     assert audits.calls == [[path, path]]
     assert status == 0
     assert out.count("valid (") == 1
+
+
+def test_a_file_that_fails_to_read_takes_the_whole_command(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A read error after the file opened (EIO on a failing disk, say) is the
+    # whole command's to report; the short way never reports an error.
+    path = _valid(tmp_path / "x.safetensors")
+    expected = whole_command(capsys, monkeypatch, [path])
+
+    def failing(_fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr("stspec.audit.small.judge_small", failing)
+    audits = Audits(monkeypatch)
+    assert run(capsys, [path]) == expected
+    assert audits.calls == [[path]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import pickle
 import types
 from typing import Any
@@ -119,3 +120,26 @@ def test_a_field_without_default_after_one_with_is_refused() -> None:
         class Bad(NamedTuple):
             x: int = 0
             y: int  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("count", range(1, 21))
+def test_every_number_of_fields_builds_what_namedtuple_builds(count: int) -> None:
+    # Each prepared constructor (and the fallback past them) takes its fields
+    # by position and by name, and the last field's default, as namedtuple's.
+    names = [f"f{i}" for i in range(count)]
+
+    def body(namespace: dict[str, object]) -> None:
+        namespace["__module__"] = __name__
+        namespace["__annotations__"] = dict.fromkeys(names, "int")
+        namespace[names[-1]] = -1
+
+    built: Any = types.new_class(f"R{count}", (NamedTuple,), exec_body=body)
+    reference = collections.namedtuple(f"R{count}", names, defaults=[-1])  # noqa: PYI024
+    values = list(range(count))
+    assert built(*values) == reference(*values) == tuple(values)
+    assert built(**dict(zip(names, values, strict=True))) == tuple(values)
+    assert built(*values[:-1])[-1] == -1
+    assert built._fields == reference._fields
+    assert repr(built(*values)) == repr(reference(*values))
+    with pytest.raises(TypeError):
+        built(*values, 0)

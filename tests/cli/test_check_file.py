@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import sys
 from typing import TYPE_CHECKING
 
 import pytest
+from calls import python_calls, python_work
 
 import stspec
 from stspec.audit import small as _small
@@ -14,9 +14,6 @@ from stspec.audit.check import FileResult, Task, check_file
 
 if TYPE_CHECKING:
     from pathlib import Path
-    from types import FrameType
-
-    from _typeshed import TraceFunction
 
 FILES = {
     "one-tensor": ({"w": ("F32", [2, 3], bytes(24))}, {"format": "pt"}),
@@ -71,15 +68,8 @@ def test_checking_a_one_tensor_file_costs_a_few_python_calls(tmp_path: Path) -> 
     path = tmp_path / "one.safetensors"
     stspec.write(path, *FILES["one-tensor"])
     task = Task(str(path), "shown", every=False, holdings=False)
-    check_file(task)  # compiled patterns and caches are not the point
-    calls = []
-    previous = sys.getprofile()
-    sys.setprofile(lambda _frame, event, _arg: calls.append(event == "call"))
-    try:
-        check_file(task)
-    finally:
-        sys.setprofile(previous)
-    assert sum(calls) <= 16
+    calls = python_calls(lambda: check_file(task))
+    assert calls <= 16
 
 
 def _shard(path: Path, tensors: int) -> Path:
@@ -107,25 +97,8 @@ def _shard(path: Path, tensors: int) -> Path:
 def _counted(path: Path) -> tuple[int, int]:
     """The Python calls and bytecode instructions one check of ``path`` runs."""
     task = Task(str(path), "shown", every=False, holdings=False)
-    assert check_file(task).verdict == "valid"  # also the warm-up call
-    calls = opcodes = 0
-
-    def trace(frame: FrameType, event: str, _arg: object) -> TraceFunction:
-        nonlocal calls, opcodes
-        calls += event == "call"
-        opcodes += event == "opcode"
-        frame.f_trace_opcodes = True
-        return trace
-
-    # put back the tracer that was there: coverage's, when CI measures it (with
-    # None, coverage stopped for every later test of this process)
-    previous = sys.gettrace()
-    sys.settrace(trace)
-    try:
-        check_file(task)
-    finally:
-        sys.settrace(previous)
-    return calls, opcodes
+    assert check_file(task).verdict == "valid"
+    return python_work(lambda: check_file(task))
 
 
 def test_checking_a_shard_runs_no_python_per_tensor(tmp_path: Path) -> None:

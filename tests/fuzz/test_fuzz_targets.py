@@ -234,8 +234,10 @@ class _Match:
     def groups(self) -> tuple[str, ...]:
         return self._groups
 
-    def group(self, index: int) -> str:
-        return self._groups[index - 1]
+    def group(self, *indices: int) -> str | tuple[str, ...]:
+        # As re.Match.group: one index gives a string, several a tuple.
+        found = tuple(self._groups[index - 1] for index in indices)
+        return found[0] if len(found) == 1 else found
 
     def start(self, index: int = 0) -> int:
         return int(self._found.start(index))

@@ -573,6 +573,27 @@ def test_huge_dimensions_are_counted_like_one_by_one() -> None:
         assert omitted == {"NUM-RANGE": 400 - limit}
 
 
+def test_a_huge_shape_is_judged_where_it_lies_in_the_text() -> None:
+    # Copied out of the header twice, a shape of 4 MB cost 8 MB more.
+    dims = ",".join(["99999999999999999999"] * 200_000)
+    data = file_of(f'{{"t":{{"dtype":"U8","shape":[{dims}],"data_offsets":[0,0]}}}}')
+    tracemalloc.start()
+    try:
+        with pytest.raises(stspec.SafetensorsError) as raised:
+            stspec.read(data)
+        _, read_peak = tracemalloc.get_traced_memory()
+        tracemalloc.reset_peak()
+        found = stspec.validate(data)
+        _, validate_peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert raised.value.rule == "NUM-RANGE"
+    assert found[0].rule == "NUM-RANGE"
+    assert found.total == 200_000
+    assert read_peak < 1.5 * len(data)
+    assert validate_peak < 1.5 * len(data)
+
+
 @pytest.mark.parametrize(
     ("header", "expected"),
     [

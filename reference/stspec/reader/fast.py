@@ -62,6 +62,10 @@ __all__ = ["FastHeader", "FastScan", "Settled", "scan"]
 
 
 _SHAPES_KEPT: Final = 1024
+# A member whose name, dtype and shape take more characters than this is
+# left to _scan: a shape of millions of dimensions is then judged where it
+# lies in the text instead of being copied out of it.
+_LONG_HEAD: Final = 4096
 
 
 def scan(
@@ -108,7 +112,8 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
             pos, found = _sound_run(state, pos)
         escaped = False
         if found is not None:
-            name, dtype, shape, begin_token, end_token, comma = found.groups()
+            name, dtype, begin_token, end_token, comma = found.group(1, 2, 4, 5, 6)
+            shape_at, shape_end = found.span(3)
             if "\\" in name:
                 name = string(src, pos)[1]
                 escaped = True
@@ -121,12 +126,14 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
             continue
         bits = bits_of(dtype)
         shape_ok = True
-        if shape:
-            if len(shape) >= 20 and over_u64().search(shape):
+        if shape_end > shape_at:
+            if shape_end - shape_at >= 20 and over_u64().search(
+                text, shape_at, shape_end
+            ):
                 shape_ok = False
                 sizes = []
             else:
-                sizes = list(map(int, shape.split(",")))
+                sizes = list(map(int, text[shape_at:shape_end].split(",")))
                 for size in sizes:
                     if bits is not None:
                         bits *= size
@@ -172,7 +179,7 @@ def _scan(  # noqa: C901, PLR0912, PLR0915 - the hot loop, kept in one piece
     return header
 
 
-def _sound_run(  # noqa: C901 - the hot loop, kept in one piece
+def _sound_run(  # noqa: C901, PLR0915 - the hot loop, kept in one piece
     state: FastScan, pos: int
 ) -> tuple[int, re.Match[str] | None]:
     """Take the members from ``pos`` on that need no more than a table row.
@@ -209,8 +216,10 @@ def _sound_run(  # noqa: C901 - the hot loop, kept in one piece
                 continue
         found = match(text, pos)
         if found is not None:
-            name, dtype, shape, begin, end, comma = found.groups()
             at, after = found.start(4), found.end()
+            if at - pos > _LONG_HEAD:
+                break
+            name, dtype, shape, begin, end, comma = found.groups()
         else:
             # Fields in another order or spelt with escapes: taken here when
             # sound, else left to _scan's general way (found stays None).

@@ -34,7 +34,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import stspec
 from stspec.audit.cli import parser as cli_parser
@@ -337,8 +337,11 @@ def benchmarks() -> str:
     )
 
 
-# The goals bench/bench_hostile.py measures against: stspec / HF.
-HOSTILE_GOALS: Final = {"time": 2.0, "memory": 1.5}
+# The goals bench/bench_hostile.py measures against: stspec / HF.  Where
+# the least any reader that checks the MUST rules does (the family's floor,
+# CHILD["names"]) is itself above the time goal, the goal is this much of
+# the floor instead: HF skips that check, and no reader can go below it.
+HOSTILE_GOALS: Final = {"time": 2.0, "memory": 1.5, "floor": 1.2}
 
 
 def _family_docs() -> dict[str, str]:
@@ -365,28 +368,66 @@ def _hostile_rows(name: str) -> dict[str, list[list[str]]]:
     return rows
 
 
-def _hostile_floors(record: dict[str, Any]) -> str:
-    """The floor lines of a bench_hostile.py record (see its CHILD["names"])."""
-    floors = []
+class _Floor(NamedTuple):
+    """A floor line of a bench_hostile.py record (see its CHILD["names"])."""
+
+    cpu: str  # seconds
+    rss: str  # MB
+    time_x: float  # of HF's
+    memory_x: float
+    reader_x: float  # stspec's time / the floor's
+
+
+def _hostile_floor_lines(record: dict[str, Any]) -> dict[str, _Floor]:
+    """The floor lines of a bench_hostile.py record, by family."""
+    floors = {}
     for line in record["output"]:
         family, marker, rest = line.partition(" floor: ")
         if not marker:
             continue
-        measured, _, ratios = rest.partition("|")
+        measured, to_hf, to_floor = rest.split("|")
         *_, cpu, _, rss, _ = measured.split()
-        time_x, memory_x, _ = ratios.split()
-        floors.append(
-            f"`{family.strip()}` {cpu} s / {rss} MB, {time_x.rstrip('x')}× HF's time"
-            f" and {memory_x.rstrip('x')}× its memory"
+        time_x, memory_x, _ = to_hf.split()
+        _, reader_x, _, _ = to_floor.split()
+        floors[family.strip()] = _Floor(
+            cpu, rss, float(time_x[:-1]), float(memory_x[:-1]), float(reader_x[:-1])
         )
+    return floors
+
+
+def _hostile_floors(floors: dict[str, _Floor]) -> str:
+    """What the floor lines of a record say, as a paragraph."""
     if not floors:
         return ""
+    said = [
+        f"`{family}` {floor.cpu} s / {floor.rss} MB, {floor.time_x:.2f}× HF's time"
+        f" and {floor.memory_x:.2f}× its memory; the reader takes"
+        f" {floor.reader_x:.2f}× the floor's time"
+        for family, floor in floors.items()
+    ]
     return (
-        "\nThe floor: the least a reader that reports a repeated member name "
-        "(KEY-UNIQUE) among names in no order does in CPython, measured in the same "
-        "run (decode the header, split it at its quotes a chunk at a time, hold the "
-        "names in a set): " + "; ".join(floors) + ".\n"
+        "\nThe floor: the least any reader that reports a repeated member name "
+        "(KEY-UNIQUE) among names in no order does in CPython, checking nothing "
+        "else, measured in the same run (read the file, decode the header, split "
+        "it once at the piece between two names, hold the names in one set): "
+        + "; ".join(said)
+        + ".\n"
     )
+
+
+def _within(time_x: float, memory_x: float, floor: _Floor | None) -> str:
+    """The goal cell of a family: see HOSTILE_GOALS."""
+    if memory_x > HOSTILE_GOALS["memory"]:
+        return "**no**"
+    if time_x <= HOSTILE_GOALS["time"]:
+        return "yes"
+    if (
+        floor is not None
+        and floor.time_x > HOSTILE_GOALS["time"]
+        and floor.reader_x <= HOSTILE_GOALS["floor"]
+    ):
+        return "yes, at the floor"
+    return "**no**"
 
 
 def hostile() -> str:
@@ -400,13 +441,14 @@ def hostile() -> str:
     )
     docs = _family_docs()
     before = _hostile_rows("hostile-before.json")
+    floors = _hostile_floor_lines(record)
     rows: list[list[object]] = []
     for family, cells in _hostile_rows("hostile.json").items():
         (_, header_mb), (st_cpu, st_mb), (hf_cpu, hf_mb), ratios = cells[:4]
         time_x, memory_x = (float(ratio.rstrip("x")) for ratio in ratios)
         earlier = before.get(family)
         was = "" if earlier is None else " (".join(earlier[3]) + ")"
-        within = time_x <= HOSTILE_GOALS["time"] and memory_x <= HOSTILE_GOALS["memory"]
+        within = _within(time_x, memory_x, floors.get(family))
         rows.append(
             [
                 f"`{family}`: {docs[family]}",
@@ -416,7 +458,7 @@ def hostile() -> str:
                 f"{hf_cpu} s / {int(hf_mb):,} MB",
                 f"{time_x:.2f}",
                 f"{memory_x:.2f}",
-                "yes" if within else "**no**",
+                within,
                 " / ".join(" ".join(part) for part in cells[4:]),
             ]
         )
@@ -427,7 +469,9 @@ def hostile() -> str:
         f"{machine['cpu_model']}, Python {machine['python']}, load average "
         f"{load[0]:.1f} → {load[1]:.1f}; goal: at most "
         f"{HOSTILE_GOALS['time']:g}× HF's CPU time and "
-        f"{HOSTILE_GOALS['memory']:g}× its peak memory. Before: the same families "
+        f"{HOSTILE_GOALS['memory']:g}× its peak memory, or, for a family whose "
+        f"floor (below) is above that time, at most {HOSTILE_GOALS['floor']:g}× the "
+        "floor's time. Before: the same families "
         "with `--stspec-path` on the reader as it was before runs of unknown "
         "members, escaped metadata values and entries in any field order got "
         "their own shortcuts (bench/results/hostile-before.json).\n\n"
@@ -445,7 +489,7 @@ def hostile() -> str:
             ],
             rows,
         )
-        + _hostile_floors(record)
+        + _hostile_floors(floors)
     )
 
 

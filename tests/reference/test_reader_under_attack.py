@@ -833,7 +833,7 @@ def test_a_metadata_value_of_escaped_json_is_read_without_python_per_escape() ->
     # ran Python per escape (about six json decodes); the C string scanner
     # runs none.  Counted, not timed: ten times the escapes must not cost
     # twice the Python work.
-    small, large = (_escaped_metadata_work(n) for n in (4_000, 40_000))
+    small, large = (_escaped_metadata_work(n) for n in (20_000, 200_000))
     assert large[0] < 2 * small[0], f"calls: {small[0]} -> {large[0]}"
     assert large[1] < 2 * small[1], f"bytecode: {small[1]} -> {large[1]}"
 
